@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { Catalogue } from './catalogue/catalogue.js';
+import { type Clock, systemClock } from './catalogue/clock.js';
+import { urlBuilder } from './catalogue/read-model.js';
+import { stagesRoutes } from './catalogue/routes.js';
+import type { Config } from './config.js';
+import type { Database } from './db/connect.js';
+import { registerOpenApi, registerOpenApiRoute } from './discovery/openapi.js';
+import { healthRoutes } from './health/routes.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    database: Database;
+    catalogue: Catalogue;
+    clock: Clock;
+  }
+}
+
+export interface AppDeps {
+  /** An open, migrated database. The caller owns it and closes it after the app. */
+  database: Database;
+  clock?: Clock;
+  /** Pino logger options or false; defaults to the configured level. */
+  logger?: boolean | { level: string };
+}
+
+/** Builds the service without listening: tests use `inject`, server.ts calls `listen`. */
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    bodyLimit: 64 * 1024,
+    // Ignore a trailing slash and duplicate slashes rather than answering 404.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  app.decorate('config', config);
+  app.decorate('database', deps.database);
+  app.decorate('clock', deps.clock ?? systemClock);
+  const catalogue = await Catalogue.open(deps.database, urlBuilder(config.publicBaseUrl), app.log);
+  app.decorate('catalogue', catalogue);
+  app.addHook('onClose', async () => catalogue.close());
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerSecurityHeaders(app, config.publicBaseUrl);
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+    exposedHeaders: [
+      'x-request-id',
+      'retry-after',
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'www-authenticate',
+      'link',
+    ],
+    maxAge: 86_400,
+  });
+  registerErrorHandling(app);
+  await registerOpenApi(app, config.publicBaseUrl, config.platformName);
+
+  await app.register(stagesRoutes);
+  await app.register(healthRoutes);
+  registerOpenApiRoute(app);
+
+  return app;
+}

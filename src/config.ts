@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+const booleanFlag = (name: string) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
+      error: `${name} must be one of true, false, 1, 0, yes, no, on, off`,
+    })
+    .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
+
+const EnvSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    PUBLIC_BASE_URL: z
+      .url({ protocol: /^https?$/, error: 'PUBLIC_BASE_URL must be an absolute http(s) URL' })
+      .optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// or postgresql:// URL')
+      .optional(),
+    DEMO_CATALOGUE: booleanFlag('DEMO_CATALOGUE').default(true),
+    PLATFORM_NAME: z.string().min(1).max(100).default('Stages Récup Points'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .transform((env) => {
+    const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+    return {
+      port: env.PORT,
+      host: env.HOST,
+      publicBaseUrl,
+      database: env.DATABASE_URL
+        ? ({ kind: 'postgres', url: env.DATABASE_URL } as const)
+        : ({ kind: 'pglite', dataDir: env.DATA_DIR } as const),
+      demoCatalogue: env.DEMO_CATALOGUE,
+      platformName: env.PLATFORM_NAME,
+      logLevel: env.LOG_LEVEL,
+    };
+  });
+
+export type Config = z.output<typeof EnvSchema>;
+export type DatabaseConfig = Config['database'];
+
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+}
+
+/** Parses the environment once; a bad value throws a ConfigError naming each variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings count as unset, as shells and .env files often produce them.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,142 @@
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import * as schema from './schema.js';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export const CATALOGUE_CHANNEL = 'catalogue_changed';
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
+// Any constant works; it only has to be the same for every instance migrating one database.
+const MIGRATION_LOCK_KEY = 7_312_026;
+
+export interface Database {
+  readonly kind: 'pglite' | 'postgres';
+  readonly db: Db;
+  /** Applies pending migrations; safe when several instances start at once. */
+  migrate(): Promise<void>;
+  /** Resolves when the database answers a trivial query within `timeoutMs`. */
+  ping(timeoutMs?: number): Promise<void>;
+  /** Calls `onChange` whenever any instance changes the catalogue. Returns an unsubscribe function. */
+  listenCatalogueChanges(onChange: () => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export interface OpenOptions {
+  /** An already opened PGlite (tests load a prepared data directory into one). */
+  pglite?: PGlite;
+}
+
+export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
+  return config.kind === 'postgres' ? openPostgres(config.url) : openPglite(config.dataDir, options.pglite);
+}
+
+async function openPglite(dataDir: string, existing?: PGlite): Promise<Database> {
+  const client = existing ?? (await PGlite.create(dataDir));
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    kind: 'pglite',
+    db,
+    migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER }),
+    async ping(timeoutMs = 2000) {
+      if (client.closed) throw new Error('embedded database is closed');
+      await withTimeout(client.query('select 1'), timeoutMs, 'database ping');
+    },
+    async listenCatalogueChanges(onChange) {
+      const unlisten = await client.listen(CATALOGUE_CHANNEL, () => onChange());
+      return async () => {
+        if (!client.closed) await unlisten();
+      };
+    },
+    async close() {
+      if (!client.closed) await client.close();
+    },
+  };
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // An idle client that loses its connection emits 'error'; the pool replaces it. Without a
+  // listener Node would treat it as an unhandled error and exit.
+  pool.on('error', () => {});
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const listeners = new Set<pg.PoolClient | pg.Client>();
+  let closing = false;
+
+  return {
+    kind: 'postgres',
+    db,
+    async migrate() {
+      const client = await pool.connect();
+      try {
+        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+        await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+        client.release();
+      }
+    },
+    async ping(timeoutMs = 2000) {
+      await withTimeout(db.execute(sql`select 1`), timeoutMs, 'database ping');
+    },
+    async listenCatalogueChanges(onChange) {
+      // A dedicated connection, re-established with backoff if it drops; on reconnect we
+      // reload once, since notifications sent while we were away are lost.
+      let client: pg.Client | undefined;
+      let stopped = false;
+      let delay = 250;
+      const connect = async (): Promise<void> => {
+        if (stopped || closing) return;
+        const c = new pg.Client({ connectionString: url });
+        c.on('notification', () => onChange());
+        c.on('error', () => {});
+        c.on('end', () => {
+          listeners.delete(c);
+          if (!stopped && !closing) setTimeout(() => void reconnect(), delay).unref();
+        });
+        await c.connect();
+        await c.query(`listen ${CATALOGUE_CHANNEL}`);
+        listeners.add(c);
+        client = c;
+        delay = 250;
+      };
+      const reconnect = async () => {
+        try {
+          await connect();
+          onChange();
+        } catch {
+          delay = Math.min(delay * 2, 10_000);
+          if (!stopped && !closing) setTimeout(() => void reconnect(), delay).unref();
+        }
+      };
+      await connect();
+      return async () => {
+        stopped = true;
+        if (client) {
+          listeners.delete(client);
+          await client.end().catch(() => {});
+        }
+      };
+    },
+    async close() {
+      closing = true;
+      await Promise.all([...listeners].map((c) => (c as pg.Client).end().catch(() => {})));
+      await pool.end();
+    },
+  };
+}

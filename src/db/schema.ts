@@ -1,0 +1,86 @@
+import { sql } from 'drizzle-orm';
+import {
+  check,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const timestamps = {
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+};
+
+/** Prefecture-approved centres ("centres agréés"). */
+export const centres = pgTable(
+  'centres',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    slug: text('slug').notNull().unique(),
+    name: text('name').notNull(),
+    address: text('address').notNull(),
+    city: text('city').notNull(),
+    postalCode: text('postal_code').notNull(),
+    deptCode: text('dept_code').notNull(),
+    lat: doublePrecision('lat').notNull(),
+    lng: doublePrecision('lng').notNull(),
+    agrementNumber: text('agrement_number').notNull().unique(),
+    ...timestamps,
+  },
+  (t) => [
+    index('centres_dept_code_idx').on(t.deptCode),
+    check('centres_agrement_number_format', sql`${t.agrementNumber} ~ '^R[0-9]{2}[0-9A-Z]{3}[0-9]{5}$'`),
+    check('centres_lat_range', sql`${t.lat} between -90 and 90`),
+    check('centres_lng_range', sql`${t.lng} between -180 and 180`),
+  ],
+);
+
+/** Two-day course sessions. Prices are integer cents so that no amount is ever rounded. */
+export const stageSessions = pgTable(
+  'stage_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    centreId: uuid('centre_id')
+      .notNull()
+      .references(() => centres.id, { onDelete: 'cascade' }),
+    /** Course identification number, which French law requires adverts to show. */
+    courseNumber: text('course_number').notNull().unique(),
+    day1: date('day1', { mode: 'string' }).notNull(),
+    day2: date('day2', { mode: 'string' }).notNull(),
+    startTime: text('start_time').notNull(),
+    endTime: text('end_time').notNull(),
+    priceCents: integer('price_cents').notNull(),
+    capacity: smallint('capacity').notNull(),
+    spotsAvailable: smallint('spots_available').notNull(),
+    ...timestamps,
+  },
+  (t) => [
+    index('stage_sessions_day1_idx').on(t.day1),
+    index('stage_sessions_centre_idx').on(t.centreId),
+    check('stage_sessions_consecutive_days', sql`${t.day2} = ${t.day1} + 1`),
+    check(
+      'stage_sessions_time_format',
+      sql`${t.startTime} ~ '^[0-2][0-9]:[0-5][0-9]$' and ${t.endTime} ~ '^[0-2][0-9]:[0-5][0-9]$'`,
+    ),
+    check('stage_sessions_price_positive', sql`${t.priceCents} > 0`),
+    check('stage_sessions_capacity', sql`${t.capacity} between 1 and 40`),
+    check('stage_sessions_spots', sql`${t.spotsAvailable} between 0 and ${t.capacity}`),
+  ],
+);
+
+/**
+ * One row: the catalogue's version and the time of its last real change. Bumped by a
+ * statement trigger on centres and stage_sessions (see the custom migration), which also
+ * NOTIFYs `catalogue_changed` so that every instance reloads its read model.
+ */
+export const catalogueState = pgTable('catalogue_state', {
+  id: smallint('id').primaryKey().default(1),
+  version: integer('version').notNull().default(0),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});

@@ -1,0 +1,66 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+
+export const HealthSchema = z
+  .object({
+    status: z.enum(['ok', 'unavailable']).describe('"ok" when the service and its database work.'),
+    version: z.string().describe('Service version.'),
+    database: z.object({
+      kind: z.enum(['pglite', 'postgres']).describe('Embedded PGlite or a PostgreSQL server.'),
+      status: z.enum(['up', 'down']),
+      latencyMs: z.number().optional().describe('Round trip of a trivial query, when up.'),
+    }),
+    catalogue: z.object({
+      centres: z.int().describe('Centres in the served read model.'),
+      sessions: z.int().describe('Sessions in the served read model, past ones included.'),
+      updatedAt: z.iso.datetime({ offset: true }).describe("Time of the catalogue's last change."),
+    }),
+  })
+  .meta({ id: 'Health' });
+
+export const SERVICE_VERSION = '1.0.0';
+
+export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/health',
+    {
+      schema: {
+        operationId: 'health',
+        summary: 'Service and database status',
+        tags: ['health'],
+        response: {
+          200: HealthSchema.describe('Service and database operational.'),
+          503: HealthSchema.describe('Database unavailable.'),
+        },
+      },
+    },
+    async (_request, reply) => {
+      const started = performance.now();
+      let up = true;
+      try {
+        await app.database.ping(1500);
+      } catch (err) {
+        up = false;
+        app.log.warn({ err }, 'health check: database unreachable');
+      }
+      const snapshot = app.catalogue.snapshot;
+      return reply
+        .code(up ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send({
+          status: up ? 'ok' : 'unavailable',
+          version: SERVICE_VERSION,
+          database: {
+            kind: app.database.kind,
+            status: up ? 'up' : 'down',
+            ...(up ? { latencyMs: Math.round((performance.now() - started) * 10) / 10 } : {}),
+          },
+          catalogue: {
+            centres: snapshot.centreCount,
+            sessions: snapshot.sessions.length,
+            updatedAt: snapshot.updatedAtIso,
+          },
+        });
+    },
+  );
+};

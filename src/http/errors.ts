@@ -1,0 +1,71 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { type ParameterError, problem, sendProblem } from './problem.js';
+
+/** Fastify's own client-error codes and the problem code each becomes. */
+const CLIENT_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_content_length',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'empty_body',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_json',
+  FST_ERR_BAD_URL: 'bad_url',
+  FST_ERR_ASYNC_CONSTRAINT: 'bad_request',
+};
+
+export function parameterErrors(
+  issues: ReadonlyArray<{ instancePath: string; message?: string | undefined }>,
+  context: string,
+): ParameterError[] {
+  const seen = new Set<string>();
+  const errors: ParameterError[] = [];
+  for (const issue of issues) {
+    const name = issue.instancePath.split('/').filter(Boolean)[0] ?? context;
+    const reason = issue.message ?? 'is invalid';
+    const key = `${name}\u0000${reason}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    errors.push({ name, reason });
+  }
+  return errors;
+}
+
+/**
+ * One error handler for the whole service: RFC 9457 problem details, never a stack trace or
+ * an internal message. Routes with their own error format (OAuth, MCP) answer before this.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const errors = parameterErrors(err.validation, err.validationContext ?? 'request');
+      const detail = errors.map((e) => `${e.name}: ${e.reason}`).join('; ');
+      return sendProblem(
+        reply,
+        problem(400, 'invalid_parameters', detail, { errors, instance: request.url.split('?')[0] }),
+      );
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const code = CLIENT_ERRORS[err.code] ?? (status === 429 ? 'rate_limited' : 'bad_request');
+      return sendProblem(reply, problem(status, code, err.message, { instance: request.url.split('?')[0] }));
+    }
+    request.log.error({ err }, 'request failed');
+    const code = status === 503 ? 'unavailable' : 'internal_error';
+    const detail =
+      status === 503
+        ? 'The service is temporarily unavailable. Retry later.'
+        : 'An unexpected error occurred. It has been logged.';
+    return sendProblem(reply, problem(Math.max(status, 500), code, detail));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      problem(
+        404,
+        'not_found',
+        `No resource at ${request.method} ${request.url.split('?')[0]}. See /openapi.json and /llms.txt.`,
+      ),
+    ),
+  );
+}

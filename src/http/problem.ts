@@ -1,0 +1,58 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export const ProblemSchema = z
+  .object({
+    type: z.string().describe('Problem type; "about:blank": the status code and `code` say what happened.'),
+    title: z.string().describe('Short summary of the problem type.'),
+    status: z.int().describe('HTTP status code.'),
+    code: z.string().describe('Stable machine-readable error code, e.g. "invalid_parameters".'),
+    detail: z.string().optional().describe('Explanation specific to this occurrence.'),
+    instance: z.string().optional().describe('The request path.'),
+    errors: z
+      .array(
+        z.object({
+          name: z.string().describe('Parameter name.'),
+          reason: z.string().describe('What is wrong with it.'),
+        }),
+      )
+      .optional()
+      .describe('One entry per invalid parameter.'),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
+
+export type Problem = z.output<typeof ProblemSchema>;
+export type ParameterError = NonNullable<Problem['errors']>[number];
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+};
+
+/** Error codes are listed in the README under "Errors". */
+export function problem(status: number, code: string, detail?: string, extra: Partial<Problem> = {}): Problem {
+  return {
+    type: 'about:blank',
+    title: TITLES[status] ?? 'Error',
+    status,
+    code,
+    ...(detail === undefined ? {} : { detail }),
+    ...extra,
+  };
+}
+
+export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
+  return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
+}
