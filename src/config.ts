@@ -21,6 +21,12 @@ const EnvSchema = z
       .optional(),
     DEMO_CATALOGUE: booleanFlag('DEMO_CATALOGUE').default(true),
     PLATFORM_NAME: z.string().min(1).max(100).default('Stages Récup Points'),
+    SIGNING_KEY: z
+      .string()
+      .refine((v) => v.trimStart().startsWith('{') || v.includes('-----BEGIN PRIVATE KEY-----'), {
+        error: 'SIGNING_KEY must be an EC P-256 private key: a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or a JWK',
+      })
+      .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .transform((env) => {
@@ -35,6 +41,8 @@ const EnvSchema = z
       demoCatalogue: env.DEMO_CATALOGUE,
       platformName: env.PLATFORM_NAME,
       logLevel: env.LOG_LEVEL,
+      /** When set, signs access tokens instead of the keys kept in the database. */
+      signingKey: env.SIGNING_KEY,
     };
   });
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ProblemSchema } from '../http/problem.js';
+import { problemResponse } from '../http/problem.js';
 import { dateIn } from './clock.js';
 import type { SessionEntry } from './read-model.js';
 import { SearchQueryStringSchema, type StageList, StageListSchema } from './schemas.js';
@@ -27,8 +27,8 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: SearchQueryStringSchema,
         response: {
           200: StageListSchema,
-          400: ProblemSchema.describe('An invalid parameter value; `errors` names each one.'),
-          429: ProblemSchema.describe('Rate limit reached; retry after the number of seconds in Retry-After.'),
+          400: problemResponse('An invalid parameter value; `errors` names each one.'),
+          429: problemResponse('Rate limit reached; retry after the number of seconds in Retry-After.'),
         },
       },
     },

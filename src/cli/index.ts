@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { dateIn, systemClock } from '../catalogue/clock.js';
 import { DEMO_SEED } from '../catalogue/demo/generate.js';
 import { loadDemoCatalogue } from '../catalogue/demo/load.js';
@@ -8,7 +8,7 @@ import { type Database, openDatabase } from '../db/connect.js';
 interface Command {
   summary: string;
   usage: string;
-  options?: Parameters<typeof parseArgs>[0]['options'];
+  options?: NonNullable<ParseArgsConfig['options']>;
   run(database: Database, values: Record<string, string | boolean | undefined>): Promise<string>;
 }
 
@@ -62,7 +62,8 @@ async function main(argv: string[]): Promise<number> {
   }
   let values: Record<string, string | boolean | undefined>;
   try {
-    ({ values } = parseArgs({ args: rest, options: { help: { type: 'boolean', short: 'h' }, ...command.options }, strict: true }));
+    const parsed = parseArgs({ args: rest, options: { help: { type: 'boolean', short: 'h' }, ...command.options }, strict: true });
+    values = parsed.values as Record<string, string | boolean | undefined>;
   } catch (err) {
     console.error(`${(err as Error).message}\nUsage: npm run cli -- ${command.usage}`);
     return 64;

@@ -134,6 +134,7 @@ async function openPostgres(url: string): Promise<Database> {
       };
     },
     async close() {
+      if (closing) return;
       closing = true;
       await Promise.all([...listeners].map((c) => (c as pg.Client).end().catch(() => {})));
       await pool.end();

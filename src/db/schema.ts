@@ -5,10 +5,12 @@ import {
   doublePrecision,
   index,
   integer,
+  jsonb,
   pgTable,
   smallint,
   text,
   timestamp,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 
@@ -84,3 +86,48 @@ export const catalogueState = pgTable('catalogue_state', {
   version: integer('version').notNull().default(0),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
+
+/**
+ * Anonymous OAuth clients (RFC 7591 registration). No human data: a name the client chose and
+ * a hash of its secret. The secret itself is shown once, at registration, and never stored.
+ */
+export const oauthClients = pgTable(
+  'oauth_clients',
+  {
+    clientId: text('client_id').primaryKey(),
+    /** base64url SHA-256 of the secret (see src/auth/secrets.ts for why a fast hash is enough). */
+    secretHash: text('secret_hash').notNull(),
+    clientName: text('client_name').notNull(),
+    tokenEndpointAuthMethod: text('token_endpoint_auth_method').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    check(
+      'oauth_clients_auth_method',
+      sql`${t.tokenEndpointAuthMethod} in ('client_secret_basic', 'client_secret_post')`,
+    ),
+  ],
+);
+
+/**
+ * ES256 key pairs that sign access tokens, shared by every instance. The private key is stored as
+ * a JWK: whoever can read this table can mint tokens, so the database is a secret store.
+ * Exactly one key is active (retires_at null); a rotated-out key keeps verifying until retires_at,
+ * which is after the last token it signed has expired.
+ */
+export const signingKeys = pgTable(
+  'signing_keys',
+  {
+    kid: text('kid').primaryKey(),
+    alg: text('alg').notNull().default('ES256'),
+    privateJwk: jsonb('private_jwk').notNull(),
+    publicJwk: jsonb('public_jwk').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    retiresAt: timestamp('retires_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    // At most one active key: two instances creating the first key at once cannot both succeed.
+    uniqueIndex('signing_keys_one_active').on(sql`(${t.retiresAt} is null)`).where(sql`${t.retiresAt} is null`),
+    check('signing_keys_alg', sql`${t.alg} = 'ES256'`),
+  ],
+);

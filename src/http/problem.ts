@@ -53,6 +53,11 @@ export function problem(status: number, code: string, detail?: string, extra: Pa
   };
 }
 
+/** A documented problem response, served as application/problem+json. */
+export function problemResponse(description: string) {
+  return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } };
+}
+
 export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { errors, type JWTHeaderParameters, jwtVerify, SignJWT } from 'jose';
+import type { Clock } from '../catalogue/clock.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, CLOCK_TOLERANCE_SECONDS, READ_SCOPE } from './policy.js';
+import { SIGNING_ALG, type SigningKeyStore } from './signing-keys.js';
+import type { AuthUrls } from './urls.js';
+
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+
+export interface IssuedToken {
+  accessToken: string;
+  expiresIn: number;
+  scope: typeof READ_SCOPE;
+}
+
+export interface VerifiedToken {
+  clientId: string;
+  scope: typeof READ_SCOPE;
+}
+
+/**
+ * Why a presented token was refused. `description` is fixed text, safe to put in a
+ * WWW-Authenticate quoted-string (RFC 6750 §3: no `"` or `\`) and in a response body; it never
+ * echoes the token or a library message.
+ */
+export class InvalidTokenError extends Error {
+  readonly code = 'invalid_token';
+  constructor(readonly description: string) {
+    super(description);
+  }
+}
+
+const MALFORMED = 'The access token is malformed.';
+
+function describe(err: unknown): string {
+  if (err instanceof InvalidTokenError) return err.description;
+  if (err instanceof errors.JWTExpired) return 'The access token has expired; request a new one.';
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    switch (err.claim) {
+      case 'nbf':
+        return 'The access token is not valid yet.';
+      case 'iat':
+        return 'The access token has an invalid issue time.';
+      case 'iss':
+        return 'The access token was not issued by this authorization server.';
+      case 'aud':
+        return 'The access token is not intended for this resource.';
+      case 'typ':
+        return 'The access token must be a JWT access token (typ at+jwt).';
+      default:
+        return /^[a-z_]{1,20}$/.test(err.claim)
+          ? `The access token lacks a valid ${err.claim} claim.`
+          : 'The access token has an invalid claim.';
+    }
+  }
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'The access token must be signed with ES256.';
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'The access token signature is invalid.';
+  return MALFORMED;
+}
+
+/** Issues and verifies RFC 9068 access tokens. */
+export class AccessTokens {
+  private readonly audiences: string[];
+
+  constructor(
+    readonly keys: SigningKeyStore,
+    private readonly urls: AuthUrls,
+    private readonly clock: Clock,
+  ) {
+    this.audiences = [urls.mcpResource, urls.rootResource];
+  }
+
+  /** The resource identifiers a client may ask a token for (RFC 8707 `resource`). */
+  get resources(): readonly string[] {
+    return this.audiences;
+  }
+
+  async issue(clientId: string, audience: string | string[] = this.urls.mcpResource): Promise<IssuedToken> {
+    const { kid, privateKey } = this.keys.signingKey();
+    const iat = Math.floor(this.clock.now().getTime() / 1000);
+    const accessToken = await new SignJWT({ client_id: clientId, scope: READ_SCOPE })
+      .setProtectedHeader({ alg: SIGNING_ALG, typ: ACCESS_TOKEN_TYPE, kid })
+      .setIssuer(this.urls.issuer)
+      .setAudience(audience)
+      .setSubject(clientId)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + ACCESS_TOKEN_LIFETIME_SECONDS)
+      .setJti(randomUUID())
+      .sign(privateKey);
+    return { accessToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scope: READ_SCOPE };
+  }
+
+  /** Verifies a presented access token; throws InvalidTokenError saying why it is refused. */
+  async verify(token: string): Promise<VerifiedToken> {
+    try {
+      const { payload } = await jwtVerify(
+        token,
+        async (header: JWTHeaderParameters) => {
+          // Checked before the key lookup so that alg none, HS256 and friends fail the same way
+          // whatever their kid says.
+          if (header.alg !== SIGNING_ALG) throw new InvalidTokenError('The access token must be signed with ES256.');
+          if (typeof header.kid !== 'string' || header.kid.length === 0 || header.kid.length > 100)
+            throw new InvalidTokenError('The access token header lacks a kid.');
+          const key = await this.keys.verificationKey(header.kid);
+          if (!key)
+            throw new InvalidTokenError(
+              'The access token was signed with an unknown or retired key; request a new one.',
+            );
+          return key;
+        },
+        {
+          algorithms: [SIGNING_ALG],
+          typ: ACCESS_TOKEN_TYPE,
+          issuer: this.urls.issuer,
+          audience: this.audiences,
+          currentDate: this.clock.now(),
+          clockTolerance: CLOCK_TOLERANCE_SECONDS,
+          requiredClaims: ['iss', 'aud', 'exp', 'iat', 'jti', 'sub', 'client_id', 'scope'],
+        },
+      );
+      const clientId = payload.client_id;
+      if (typeof clientId !== 'string' || clientId.length === 0 || payload.sub !== clientId)
+        throw new InvalidTokenError('The access token lacks a valid client_id claim.');
+      if (typeof payload.jti !== 'string') throw new InvalidTokenError('The access token lacks a valid jti claim.');
+      const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
+      if (!scopes.includes(READ_SCOPE)) throw new InvalidTokenError('The access token lacks the read scope.');
+      return { clientId, scope: READ_SCOPE };
+    } catch (err) {
+      if (err instanceof InvalidTokenError) throw err;
+      throw new InvalidTokenError(describe(err));
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { InvalidTokenError } from './access-tokens.js';
+import { ANONYMOUS } from './identity.js';
+import { decorateIdentity } from './plugin.js';
+import { authUrls } from './urls.js';
+
+// RFC 6750 §2.1: b64token. Longer than any token we issue by a wide margin.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const MAX_TOKEN_LENGTH = 4096;
+
+/** JSON-RPC error code for an unauthenticated request (implementation-defined server error range). */
+export const JSONRPC_UNAUTHORIZED = -32001;
+
+function refuse(reply: FastifyReply, resourceMetadata: string, text: string): FastifyReply {
+  // A quoted-string in the challenge: no quote, backslash or non-ASCII (RFC 6750 §3).
+  const description = text.replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, ' ');
+  return reply
+    .code(401)
+    .header(
+      'www-authenticate',
+      `Bearer error="invalid_token", error_description="${description}", resource_metadata="${resourceMetadata}"`,
+    )
+    .header('cache-control', 'no-store')
+    .type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', error: { code: JSONRPC_UNAUTHORIZED, message: description }, id: null });
+}
+
+/**
+ * Sets `request.identity` for every request of `scope` (the MCP endpoint): no Authorization
+ * header → anonymous (rate-limited per IP); a valid access token → the client (rate-limited per
+ * client_id). A presented credential that is not a valid token is refused with 401 and a
+ * challenge pointing to the protected resource metadata (RFC 6750 §3, RFC 9728 §5.1), never
+ * downgraded to anonymous: the client should know its token failed.
+ */
+export function registerBearerAuth(scope: FastifyInstance): void {
+  const resourceMetadata = authUrls(scope.config.publicBaseUrl).mcpResourceMetadata;
+  decorateIdentity(scope);
+  scope.addHook('onRequest', async (request, reply) => {
+    const header = request.headers.authorization;
+    if (header === undefined) {
+      request.identity = ANONYMOUS;
+      return;
+    }
+    if (header.length > MAX_TOKEN_LENGTH + 10) return refuse(reply, resourceMetadata, 'The access token is malformed.');
+    const match = BEARER.exec(header);
+    if (!match?.[1])
+      return refuse(
+        reply,
+        resourceMetadata,
+        /^Bearer\b/i.test(header)
+          ? 'The access token is malformed.'
+          : 'The Authorization header must carry a Bearer access token.',
+      );
+    try {
+      const token = await scope.accessTokens.verify(match[1]);
+      request.identity = { kind: 'client', clientId: token.clientId, scope: token.scope };
+    } catch (err) {
+      if (err instanceof InvalidTokenError) return refuse(reply, resourceMetadata, err.description);
+      throw err;
+    }
+  });
+}

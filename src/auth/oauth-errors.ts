@@ -1,0 +1,32 @@
+import type { FastifyReply } from 'fastify';
+
+/** RFC 6749 §5.2 and RFC 7591 §3.2.2 error codes used by this server. */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'invalid_target'
+  | 'invalid_client_metadata'
+  | 'server_error';
+
+/** An OAuth error response: `{error, error_description}` with the given status. */
+export class OAuthError extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+    /** Sent as WWW-Authenticate (401 invalid_client). */
+    readonly challenge?: string,
+  ) {
+    super(description);
+  }
+}
+
+export function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
+  if (err.challenge) reply.header('www-authenticate', err.challenge);
+  return reply
+    .code(err.status)
+    .type('application/json; charset=utf-8')
+    .send({ error: err.error, error_description: err.description });
+}

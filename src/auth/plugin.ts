@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { AccessTokens } from './access-tokens.js';
+import { ANONYMOUS, type Identity } from './identity.js';
+import { oauthRoutes } from './routes.js';
+import { SigningKeyStore } from './signing-keys.js';
+import { authUrls } from './urls.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Issues and verifies access tokens; holds the signing key set. */
+    accessTokens: AccessTokens;
+  }
+}
+
+const identitySlot = Symbol('identity');
+
+/**
+ * Declares `request.identity` for every request, anonymous until a hook says otherwise. A getter
+ * rather than a shared default value, which Fastify forbids for objects.
+ */
+export function decorateIdentity(app: FastifyInstance): void {
+  if (app.hasRequestDecorator('identity')) return;
+  app.decorateRequest('identity', {
+    getter(this: { [identitySlot]?: Identity }) {
+      return this[identitySlot] ?? ANONYMOUS;
+    },
+    setter(this: { [identitySlot]?: Identity }, value: Identity) {
+      this[identitySlot] = value;
+    },
+  });
+}
+
+/**
+ * The authorization server: signing keys (the first one is created on first start), the
+ * `accessTokens` decorator and the /api/oauth/* routes. Call on the root instance.
+ */
+export async function registerAuth(app: FastifyInstance): Promise<void> {
+  const urls = authUrls(app.config.publicBaseUrl);
+  const keys = await SigningKeyStore.open(app.database.db, {
+    clock: app.clock,
+    configuredKey: app.config.signingKey,
+    onReloadError: (err) => app.log.warn({ err }, 'could not reload the signing keys; keeping the cached set'),
+  });
+  app.decorate('accessTokens', new AccessTokens(keys, urls, app.clock));
+  decorateIdentity(app);
+  await app.register(oauthRoutes(urls));
+}

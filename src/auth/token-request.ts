@@ -1,0 +1,104 @@
+import { OAuthError } from './oauth-errors.js';
+import { READ_SCOPE } from './policy.js';
+
+export const BASIC_CHALLENGE = 'Basic realm="token", charset="UTF-8"';
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+  method: 'client_secret_basic' | 'client_secret_post';
+}
+
+export interface TokenRequest {
+  credentials: ClientCredentials;
+  params: URLSearchParams;
+}
+
+const MAX_CREDENTIAL_LENGTH = 512;
+
+const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
+export const invalidClient = (description: string) => new OAuthError(401, 'invalid_client', description, BASIC_CHALLENGE);
+
+/** RFC 6749 §2.3.1 / Appendix B: Basic credentials are form-urlencoded before base64. */
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, ' '));
+}
+
+function parseBasic(header: string): { clientId: string; clientSecret: string } {
+  const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header);
+  if (!match?.[1] || match[1].length > 4 * MAX_CREDENTIAL_LENGTH)
+    throw invalidClient('The Authorization header is not valid HTTP Basic client authentication.');
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw invalidClient('HTTP Basic credentials must be client_id:client_secret.');
+  try {
+    return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+  } catch {
+    throw invalidClient('HTTP Basic credentials are not correctly form-urlencoded.');
+  }
+}
+
+/** Parameters that may appear several times (RFC 8707 §2: one resource per target). */
+const REPEATABLE = new Set(['resource']);
+
+/**
+ * Reads a token request: form parameters and client authentication (RFC 6749 §2.3.1, §3.2).
+ * Exactly one authentication method; parameters not repeated.
+ */
+export function parseTokenRequest(body: string, authorization: string | undefined): TokenRequest {
+  const params = new URLSearchParams(body);
+  for (const name of new Set(params.keys())) {
+    if (!REPEATABLE.has(name) && params.getAll(name).length > 1)
+      throw invalidRequest(`The ${name.slice(0, 40)} parameter must not be sent more than once.`);
+  }
+  const postId = params.get('client_id');
+  const postSecret = params.get('client_secret');
+  let credentials: ClientCredentials;
+  if (authorization !== undefined) {
+    if (!/^Basic /i.test(authorization))
+      throw invalidClient('Client authentication must use HTTP Basic (client_secret_basic) or client_secret_post.');
+    const basic = parseBasic(authorization);
+    if (postSecret !== null)
+      throw invalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both.');
+    if (postId !== null && postId !== basic.clientId)
+      throw invalidRequest('client_id in the body does not match the HTTP Basic credentials.');
+    credentials = { ...basic, method: 'client_secret_basic' };
+  } else if (postId !== null || postSecret !== null) {
+    if (!postId || !postSecret)
+      throw invalidClient('client_secret_post authentication needs both client_id and client_secret.');
+    credentials = { clientId: postId, clientSecret: postSecret, method: 'client_secret_post' };
+  } else {
+    throw invalidClient(
+      'Client authentication is required: HTTP Basic (client_secret_basic) or client_id and client_secret in the body.',
+    );
+  }
+  if (credentials.clientId.length > MAX_CREDENTIAL_LENGTH || credentials.clientSecret.length > MAX_CREDENTIAL_LENGTH)
+    throw invalidClient('Client authentication failed.');
+  return { credentials, params };
+}
+
+/** Checks grant_type and scope once the client is authenticated. */
+export function checkGrant(params: URLSearchParams): void {
+  const grantType = params.get('grant_type');
+  if (!grantType) throw invalidRequest('grant_type is required; use client_credentials.');
+  if (grantType !== 'client_credentials')
+    throw new OAuthError(400, 'unsupported_grant_type', 'The only supported grant_type is client_credentials.');
+  const scope = params.get('scope');
+  if (scope !== null && !scope.split(' ').every((s) => s === READ_SCOPE || s === ''))
+    throw new OAuthError(400, 'invalid_scope', 'The only scope is "read".');
+}
+
+/** The token's audience from RFC 8707 `resource` parameters, or the default. */
+export function audienceFor(params: URLSearchParams, allowed: readonly string[], fallback: string): string | string[] {
+  const requested = [...new Set(params.getAll('resource'))];
+  if (requested.length === 0) return fallback;
+  for (const resource of requested) {
+    if (!allowed.includes(resource))
+      throw new OAuthError(
+        400,
+        'invalid_target',
+        `Unknown resource. Tokens are issued for ${allowed.join(' or ')}.`,
+      );
+  }
+  return requested.length === 1 ? requested[0]! : requested;
+}
