@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { registerAuth } from './auth/plugin.js';
 import { Catalogue } from './catalogue/catalogue.js';
 import { type Clock, systemClock } from './catalogue/clock.js';
 import { urlBuilder } from './catalogue/read-model.js';
@@ -9,6 +10,7 @@ import { stagesRoutes } from './catalogue/routes.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { registerOpenApi, registerOpenApiRoute } from './discovery/openapi.js';
+import { discoveryRoutes } from './discovery/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
@@ -74,6 +76,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   await app.register(stagesRoutes);
   await app.register(healthRoutes);
+  await registerAuth(app);
+  await app.register(discoveryRoutes);
   registerOpenApiRoute(app);
 
   return app;

@@ -46,7 +46,10 @@ export function parseClientMetadata(body: unknown): ClientMetadata {
     throw invalid('token_endpoint_auth_method must be client_secret_basic or client_secret_post.');
 
   const scope = metadata.scope;
-  if (scope !== undefined && (typeof scope !== 'string' || !scope.split(' ').every((s) => s === READ_SCOPE || s === '')))
+  if (
+    scope !== undefined &&
+    (typeof scope !== 'string' || !scope.split(' ').every((s) => s === READ_SCOPE || s === ''))
+  )
     throw invalid('scope must be "read": it is the only scope.');
 
   return { clientName, tokenEndpointAuthMethod: method as TokenEndpointAuthMethod };

@@ -3,7 +3,9 @@
  * valid access token is a registered client, limited per client_id. The credential only ever
  * grants reading public data (scope "read").
  */
-export type Identity = { readonly kind: 'anonymous' } | { readonly kind: 'client'; readonly clientId: string; readonly scope: 'read' };
+export type Identity =
+  | { readonly kind: 'anonymous' }
+  | { readonly kind: 'client'; readonly clientId: string; readonly scope: 'read' };
 
 export const ANONYMOUS: Identity = Object.freeze({ kind: 'anonymous' });
 

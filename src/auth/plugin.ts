@@ -12,7 +12,8 @@ declare module 'fastify' {
   }
 }
 
-const identitySlot = Symbol('identity');
+// Per-request storage for the identity, outside the request object's declared shape.
+const identities = new WeakMap<object, Identity>();
 
 /**
  * Declares `request.identity` for every request, anonymous until a hook says otherwise. A getter
@@ -21,11 +22,11 @@ const identitySlot = Symbol('identity');
 export function decorateIdentity(app: FastifyInstance): void {
   if (app.hasRequestDecorator('identity')) return;
   app.decorateRequest('identity', {
-    getter(this: { [identitySlot]?: Identity }) {
-      return this[identitySlot] ?? ANONYMOUS;
+    getter(this: object) {
+      return identities.get(this) ?? ANONYMOUS;
     },
-    setter(this: { [identitySlot]?: Identity }, value: Identity) {
-      this[identitySlot] = value;
+    setter(this: object, value: Identity) {
+      identities.set(this, value);
     },
   });
 }

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problem, sendProblem } from '../http/problem.js';
-import { findClient, insertClient } from './clients.js';
 import { parseClientMetadata } from './client-metadata.js';
+import { findClient, insertClient } from './clients.js';
 import { OAuthError, sendOAuthError } from './oauth-errors.js';
 import { READ_SCOPE } from './policy.js';
 import { CLIENT_ID_PATTERN, hashSecret, newClientId, newClientSecret, secretMatches } from './secrets.js';

@@ -1,13 +1,7 @@
 import { asc, isNull, lt, sql } from 'drizzle-orm';
-import {
-  calculateJwkThumbprint,
-  exportJWK,
-  generateKeyPair,
-  importJWK,
-  importPKCS8,
-  type JWK,
-} from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, importPKCS8, type JWK } from 'jose';
 import type { Clock } from '../catalogue/clock.js';
+import { ConfigError } from '../config.js';
 import type { Db } from '../db/connect.js';
 import { signingKeys } from '../db/schema.js';
 import { KEY_REFRESH_SECONDS, KEY_RETIREMENT_GRACE_SECONDS } from './policy.js';
@@ -102,10 +96,6 @@ export async function listSigningKeys(db: Db): Promise<SigningKeyInfo[]> {
     .orderBy(asc(signingKeys.createdAt));
 }
 
-export class SigningKeyConfigError extends Error {
-  readonly code = 'SIGNING_KEY_INVALID';
-}
-
 interface LoadedKey {
   kid: string;
   publicJwk: PublicSigningJwk;
@@ -128,7 +118,7 @@ async function importConfiguredKey(text: string): Promise<LoadedKey> {
       privateKey = await importPKCS8(text.replace(/\\n/g, '\n'), SIGNING_ALG, { extractable: true });
     }
   } catch (err) {
-    throw new SigningKeyConfigError(
+    throw new ConfigError(
       `SIGNING_KEY must be an EC P-256 private key, as a PKCS#8 PEM or a JWK: ${(err as Error).message}`,
     );
   }

