@@ -8,15 +8,26 @@ export const systemClock: Clock = { now: () => new Date() };
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
+let lastSecond = Number.NaN;
+let lastDate = '';
+
 /** The calendar date (YYYY-MM-DD) at `instant` in `timeZone`. */
 export function dateIn(instant: Date, timeZone: string = METROPOLITAN_TIME_ZONE): string {
+  // The hot path asks for Paris's date on every request: remember it for the current second.
+  const second = Math.floor(instant.getTime() / 1000);
+  if (timeZone === METROPOLITAN_TIME_ZONE && second === lastSecond) return lastDate;
   let fmt = formatters.get(timeZone);
   if (!fmt) {
     // en-CA formats dates as YYYY-MM-DD.
     fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
     formatters.set(timeZone, fmt);
   }
-  return fmt.format(instant);
+  const date = fmt.format(instant);
+  if (timeZone === METROPOLITAN_TIME_ZONE) {
+    lastSecond = second;
+    lastDate = date;
+  }
+  return date;
 }
 
 /** Adds whole days to a YYYY-MM-DD date. */

@@ -40,7 +40,7 @@ export interface CentreEntry {
 export interface SessionEntry {
   readonly view: StageSession;
   /** The view serialised once, so that a list response is a concatenation. */
-  readonly json: string;
+  readonly bytes: Buffer;
   readonly record: SessionRecord;
   readonly centre: CentreEntry;
 }
@@ -130,7 +130,7 @@ export class CatalogueSnapshot {
         bookingUrl: urls.booking(s.id),
         centre: centre.view,
       };
-      entries.push({ view, json: JSON.stringify(view), record: s, centre });
+      entries.push({ view, bytes: Buffer.from(JSON.stringify(view)), record: s, centre });
     }
     this.sessions = entries;
     this.sessionsById = new Map(entries.map((e) => [e.record.id, e]));

@@ -1,20 +1,54 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problemResponse } from '../http/problem.js';
 import { dateIn } from './clock.js';
-import type { SessionEntry } from './read-model.js';
 import { SearchQueryStringSchema, type StageList, StageListSchema } from './schemas.js';
 import { type SearchResult, searchStages } from './search.js';
 
-/** Serialises a search result by concatenating the sessions' prebuilt JSON. */
-export function listBody(result: SearchResult, platform: string, updatedAtIso: string): string {
-  return (
+const COMMA = Buffer.from(',');
+
+/** Serialises a search result by concatenating the sessions' prebuilt JSON bytes. */
+export function listBody(result: SearchResult, platform: string, updatedAtIso: string): Buffer {
+  const head = Buffer.from(
     `{"object":"list","count":${result.entries.length},"description":${JSON.stringify(result.description)},` +
-    `"platform":${JSON.stringify(platform)},"updatedAt":"${updatedAtIso}","data":[${result.entries.map((e: SessionEntry) => e.json).join(',')}]}`
+      `"platform":${JSON.stringify(platform)},"updatedAt":"${updatedAtIso}","data":[`,
   );
+  const parts: Buffer[] = [head];
+  result.entries.forEach((e, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(e.bytes);
+  });
+  parts.push(Buffer.from(']}'));
+  return Buffer.concat(parts);
+}
+
+/**
+ * Answers for identical queries are identical until the catalogue or the day changes, so the
+ * bytes of recent answers are kept, keyed by the query string, and dropped at either change.
+ */
+class ResponseCache {
+  #epoch = '';
+  #entries = new Map<string, Buffer>();
+  constructor(private readonly maxEntries: number) {}
+
+  get(epoch: string, key: string): Buffer | undefined {
+    if (epoch !== this.#epoch) {
+      this.#epoch = epoch;
+      this.#entries.clear();
+      return undefined;
+    }
+    return this.#entries.get(key);
+  }
+
+  set(key: string, body: Buffer): void {
+    // Oldest first out: a Map iterates in insertion order.
+    if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#entries.set(key, body);
+  }
 }
 
 export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
   const platform = app.config.platformName;
+  const cache = new ResponseCache(512);
   app.get(
     '/api/stages',
     {
@@ -34,11 +68,21 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const snapshot = app.catalogue.snapshot;
-      const result = searchStages(snapshot, request.query, dateIn(app.clock.now()));
+      const today = dateIn(app.clock.now());
+      // The query has been validated; its raw text identifies the answer.
+      const queryString = request.url.slice(request.url.indexOf('?') + 1 || request.url.length);
+      const epoch = `${snapshot.version}|${today}`;
+      let body = cache.get(epoch, queryString);
+      if (!body) {
+        body = listBody(searchStages(snapshot, request.query, today), platform, snapshot.updatedAtIso);
+        cache.set(queryString, body);
+      }
       // The body is already JSON (checked against StageListSchema in the tests): Fastify sends
-      // a string with a JSON content type as it is, skipping the per-request serialiser.
-      const body = listBody(result, platform, snapshot.updatedAtIso) as unknown as StageList;
-      return reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(body);
+      // bytes as they are, skipping the per-request serialiser.
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .send(body as unknown as StageList);
     },
   );
 };

@@ -63,7 +63,8 @@ describe('demo catalogue', () => {
       expect(s.spotsAvailable).toBeLessThanOrEqual(s.capacity);
     }
     const full = demo.sessions.filter((s) => s.spotsAvailable === 0).length / demo.sessions.length;
-    const nearly = demo.sessions.filter((s) => s.spotsAvailable > 0 && s.spotsAvailable <= 3).length / demo.sessions.length;
+    const nearly =
+      demo.sessions.filter((s) => s.spotsAvailable > 0 && s.spotsAvailable <= 3).length / demo.sessions.length;
     expect(full).toBeGreaterThan(0.04);
     expect(full).toBeLessThan(0.25);
     expect(nearly).toBeGreaterThan(0.05);

@@ -24,14 +24,20 @@ async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean): Promise
 
 const lyonSpots = async (app = t.app) => {
   const body = (await app.inject('/api/stages?dept=69&includeUnavailable=true')).json();
-  return { updatedAt: body.updatedAt as string, spots: body.data.find((s: { id: string }) => s.id === SESSIONS.lyonMar5.id)?.spotsAvailable };
+  return {
+    updatedAt: body.updatedAt as string,
+    spots: body.data.find((s: { id: string }) => s.id === SESSIONS.lyonMar5.id)?.spotsAvailable,
+  };
 };
 
 describe('read model', () => {
   it('follows a change in the database: new places and a new updatedAt', async () => {
     const before = await lyonSpots();
     expect(before.spots).toBe(3);
-    await t.db.database.db.update(stageSessions).set({ spotsAvailable: 0 }).where(eq(stageSessions.id, SESSIONS.lyonMar5.id));
+    await t.db.database.db
+      .update(stageSessions)
+      .set({ spotsAvailable: 0 })
+      .where(eq(stageSessions.id, SESSIONS.lyonMar5.id));
     const after = await until(lyonSpots, (v) => v.spots === 0);
     expect(after.updatedAt > before.updatedAt).toBe(true);
     // A full session leaves the default (bookable only) list.
@@ -45,8 +51,14 @@ describe('read model', () => {
     const other = await openDatabase({ kind: 'postgres', url: t.db.url as string });
     const app2 = await buildApp(testConfig(), { database: other, logger: false, clock: frozenClock(FIXTURE_NOW) });
     try {
-      await t.db.database.db.update(stageSessions).set({ spotsAvailable: 7 }).where(eq(stageSessions.id, SESSIONS.lyonMar5.id));
-      const seen = await until(() => lyonSpots(app2), (v) => v.spots === 7);
+      await t.db.database.db
+        .update(stageSessions)
+        .set({ spotsAvailable: 7 })
+        .where(eq(stageSessions.id, SESSIONS.lyonMar5.id));
+      const seen = await until(
+        () => lyonSpots(app2),
+        (v) => v.spots === 7,
+      );
       expect(seen.spots).toBe(7);
     } finally {
       await app2.close();

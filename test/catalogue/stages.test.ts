@@ -3,8 +3,9 @@ import { BASE_URL, buildTestApp, frozenClock, type TestApp } from '../helpers/ap
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 
 let t: TestApp;
+const clock = frozenClock(FIXTURE_NOW);
 beforeAll(async () => {
-  t = await buildTestApp({ catalogue: FIXTURE_CATALOGUE, clock: frozenClock(FIXTURE_NOW) });
+  t = await buildTestApp({ catalogue: FIXTURE_CATALOGUE, clock });
 });
 afterAll(() => t.close());
 
@@ -189,6 +190,18 @@ describe('GET /api/stages', () => {
     expect((await get('?includeUnavailable=TRUE')).body.count).toBe(9);
     expect((await get('?includeUnavailable=1')).body.count).toBe(9);
     expect((await get('?includeUnavailable=0')).body.count).toBe(7);
+  });
+
+  it('moves on with the day in Paris: the same query no longer lists the previous day', async () => {
+    expect(ids((await get('?limit=1')).body)).toEqual([SESSIONS.lyonMar5Early.id]);
+    clock.set('2030-03-04T23:30:00Z'); // 00:30 on 5 March in Paris: 5 March sessions are still today's
+    expect(ids((await get('?limit=1')).body)).toEqual([SESSIONS.lyonMar5Early.id]);
+    clock.set('2030-03-05T23:30:00Z'); // 00:30 on 6 March in Paris
+    try {
+      expect(ids((await get('?limit=1')).body)).toEqual([SESSIONS.parisMar12.id]);
+    } finally {
+      clock.set(FIXTURE_NOW);
+    }
   });
 
   it('treats an empty parameter as absent', async () => {

@@ -34,8 +34,19 @@ describe('GET /openapi.json', () => {
   it('documents searchStages with every parameter, default and bound, and its 200, 400 and 429', () => {
     const op = doc.paths['/api/stages'].get;
     expect(op.operationId).toBe('searchStages');
-    const params = Object.fromEntries(op.parameters.map((p: { name: string; schema: object; in: string }) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(['city', 'dept', 'from', 'includeUnavailable', 'limit', 'maxPrice', 'region', 'to']);
+    const params = Object.fromEntries(
+      op.parameters.map((p: { name: string; schema: object; in: string }) => [p.name, p]),
+    );
+    expect(Object.keys(params).sort()).toEqual([
+      'city',
+      'dept',
+      'from',
+      'includeUnavailable',
+      'limit',
+      'maxPrice',
+      'region',
+      'to',
+    ]);
     for (const p of Object.values(params) as Array<{ in: string; required?: boolean }>) {
       expect(p.in).toBe('query');
       expect(p.required ?? false).toBe(false);
@@ -77,6 +88,8 @@ describe('GET /openapi.json', () => {
   it('rejects a response that breaks the documented schema (the check can fail)', () => {
     const listSchema = doc.paths['/api/stages'].get.responses['200'].content['application/json'].schema;
     const validateList = validatorFor(listSchema);
-    expect(validateList({ object: 'list', count: 1, description: '', platform: '', updatedAt: 'yesterday', data: [{}] })).toBe(false);
+    expect(
+      validateList({ object: 'list', count: 1, description: '', platform: '', updatedAt: 'yesterday', data: [{}] }),
+    ).toBe(false);
   });
 });

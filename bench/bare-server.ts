@@ -1,0 +1,32 @@
+import { createServer } from 'node:http';
+
+/**
+ * The yardstick: a bare node:http server answering each benchmarked request with a prebuilt
+ * body of the same bytes the service sent. Bodies arrive as JSON on stdin: { "<METHOD> <url>": body }.
+ */
+const chunks: Buffer[] = [];
+for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+const bodies = new Map(
+  Object.entries(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, string>).map(([k, v]) => [
+    k,
+    Buffer.from(v),
+  ]),
+);
+
+const server = createServer((req, res) => {
+  const body = bodies.get(`${req.method} ${req.url}`);
+  if (!body) {
+    res.writeHead(404).end();
+    return;
+  }
+  // Drain any request body before answering, as a real handler must.
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  });
+});
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  if (address && typeof address === 'object') process.stdout.write(`${address.port}\n`);
+});

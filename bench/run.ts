@@ -1,0 +1,131 @@
+/**
+ * npm run bench — loads the service and a bare node:http server answering the same bytes, with
+ * the same load generator and connections, one after the other, and prints requests/s, p99
+ * latency and the ratio service/bare for each scenario. Not part of `npm test`.
+ *
+ * Options (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default 50),
+ * BENCH_ONLY a substring of scenario names to run.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { SCENARIOS, type Scenario } from './scenarios.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ONLY = process.env.BENCH_ONLY;
+const DATA_DIR = '.bench-data';
+
+async function firstLine(child: ChildProcess, match: RegExp, timeoutMs: number): Promise<string> {
+  const lines = createInterface({ input: child.stdout! });
+  const timer = setTimeout(() => child.kill(), timeoutMs);
+  try {
+    for await (const line of lines) {
+      if (match.test(line)) return line;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  throw new Error(`process exited before printing ${match}`);
+}
+
+async function startService(port: number, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await firstLine(child, /listening on/, 120_000);
+  // Keep draining its log so that a full pipe never blocks the server.
+  child.stdout?.resume();
+  return child;
+}
+
+async function startBare(bodies: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  child.stdin?.end(JSON.stringify(bodies));
+  const port = Number(await firstLine(child, /^\d+$/, 30_000));
+  return { child, port };
+}
+
+interface Result {
+  rps: number;
+  p99: number;
+  non2xx: number;
+}
+
+async function load(port: number, s: Scenario): Promise<Result> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}${s.path}`,
+    method: s.method,
+    headers: s.headers,
+    body: s.body,
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+async function main() {
+  await mkdir(DATA_DIR, { recursive: true });
+  const scenarios = SCENARIOS.filter((s) => !ONLY || s.name.includes(ONLY));
+  const port = 39_000 + Math.floor(Math.random() * 1000);
+  const service = await startService(port, {
+    RATE_LIMIT: 'off',
+    ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
+  });
+  try {
+    // Record the service's exact answer for each scenario: the bare server replays those bytes.
+    const bodies: Record<string, string> = {};
+    for (const s of scenarios) {
+      const res = await fetch(`http://127.0.0.1:${port}${s.path}`, {
+        method: s.method,
+        headers: s.headers,
+        body: s.body,
+      });
+      if (res.status !== 200) throw new Error(`${s.name}: the service answered ${res.status}`);
+      bodies[`${s.method} ${s.path}`] = await res.text();
+    }
+    const bare = await startBare(bodies);
+    try {
+      console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, autocannon, Node ${process.version}\n`);
+      console.log(
+        'scenario'.padEnd(34),
+        'bytes'.padStart(7),
+        'service req/s'.padStart(14),
+        'p99 ms'.padStart(7),
+        'bare req/s'.padStart(11),
+        'p99 ms'.padStart(7),
+        'ratio'.padStart(6),
+      );
+      for (const s of scenarios) {
+        const svc = await load(port, s);
+        const ref = await load(bare.port, s);
+        if (svc.non2xx || ref.non2xx) console.log(`  (non-2xx answers: service ${svc.non2xx}, bare ${ref.non2xx})`);
+        const bytes = Buffer.byteLength(bodies[`${s.method} ${s.path}`] as string);
+        console.log(
+          s.name.padEnd(34),
+          String(bytes).padStart(7),
+          svc.rps.toFixed(0).padStart(14),
+          String(svc.p99).padStart(7),
+          ref.rps.toFixed(0).padStart(11),
+          String(ref.p99).padStart(7),
+          (svc.rps / ref.rps).toFixed(2).padStart(6),
+        );
+      }
+    } finally {
+      bare.child.kill();
+    }
+  } finally {
+    service.kill('SIGTERM');
+    await once(service, 'exit');
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
