@@ -52,7 +52,9 @@ describe('command line', () => {
       expect((await cli(['migrate'], env)).stdout).toContain('Migrations applied.');
       const demo = await cli(['demo', '--seed', 'cli-test', '--today', '2030-01-07'], env);
       expect(demo.code).toBe(0);
-      expect(demo.stdout).toMatch(/Demo catalogue loaded \(seed "cli-test", from 2030-01-07\): \d{4} centres, \d{5} sessions\./);
+      expect(demo.stdout).toMatch(
+        /Demo catalogue loaded \(seed "cli-test", from 2030-01-07\): \d{4} centres, \d{5} sessions\./,
+      );
     } finally {
       await cleanup();
     }

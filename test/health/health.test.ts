@@ -36,7 +36,10 @@ describe('GET /api/health', () => {
       const admin = new pg.Client({ connectionString: t.db.url?.replace(`/${name}`, '/test') });
       await admin.connect();
       await admin.query(`alter database ${name} allow_connections false`);
-      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+      await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [name],
+      );
       const down = await t.app.inject('/api/health');
       expect(down.statusCode).toBe(503);
       expect(down.json()).toMatchObject({ status: 'unavailable', database: { kind: 'postgres', status: 'down' } });
