@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { listSigningKeys, rotateSigningKey } from '../auth/signing-keys.js';
 import { dateIn, systemClock } from '../catalogue/clock.js';
 import { DEMO_SEED } from '../catalogue/demo/generate.js';
 import { loadDemoCatalogue } from '../catalogue/demo/load.js';
@@ -32,6 +33,41 @@ const COMMANDS: Record<string, Command> = {
       return `Demo catalogue loaded (seed "${seed}", from ${today}): ${result.centres} centres, ${result.sessions} sessions.`;
     },
   },
+  'keys:rotate': {
+    summary: 'Add a new access-token signing key; the previous one keeps verifying until its last token expired.',
+    usage: 'keys:rotate',
+    async run(database) {
+      const now = systemClock.now();
+      const result = await rotateSigningKey(database.db, now);
+      const lines = [`New signing key ${result.kid} is active. Running instances sign with it within a minute.`];
+      for (const k of result.retiring)
+        lines.push(`Key ${k.kid} stops signing and stays published until ${k.retiresAt?.toISOString()}.`);
+      if (result.deleted.length > 0) lines.push(`Deleted keys retired earlier: ${result.deleted.join(', ')}.`);
+      if (loadConfig().signingKey)
+        lines.push('Note: SIGNING_KEY is set, so instances keep signing with that key; database keys only verify.');
+      return lines.join('\n');
+    },
+  },
+  'keys:list': {
+    summary: 'List the access-token signing keys: active, retiring (still verifying) or retired.',
+    usage: 'keys:list',
+    async run(database) {
+      const now = systemClock.now();
+      const keys = await listSigningKeys(database.db);
+      if (keys.length === 0) return 'No signing key yet: the server creates one at its first start.';
+      return keys
+        .map((k) => {
+          const status =
+            k.retiresAt === null
+              ? 'active'
+              : k.retiresAt > now
+                ? `retiring, verifies until ${k.retiresAt.toISOString()}`
+                : `retired ${k.retiresAt.toISOString()}`;
+          return `${k.kid}  created ${k.createdAt.toISOString()}  ${status}`;
+        })
+        .join('\n');
+    },
+  },
 };
 
 class UsageError extends Error {}
@@ -62,7 +98,11 @@ async function main(argv: string[]): Promise<number> {
   }
   let values: Record<string, string | boolean | undefined>;
   try {
-    const parsed = parseArgs({ args: rest, options: { help: { type: 'boolean', short: 'h' }, ...command.options }, strict: true });
+    const parsed = parseArgs({
+      args: rest,
+      options: { help: { type: 'boolean', short: 'h' }, ...command.options },
+      strict: true,
+    });
     values = parsed.values as Record<string, string | boolean | undefined>;
   } catch (err) {
     console.error(`${(err as Error).message}\nUsage: npm run cli -- ${command.usage}`);
