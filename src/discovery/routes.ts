@@ -28,7 +28,7 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
   const catalogueLink = `<${base}${API_CATALOG_PATH}>; rel="api-catalog"`;
   const llms = llmsTxt(base, platformName, urls, demoCatalogue);
 
-  const serve = (path: string, type: string, body: string, extra: Record<string, string> = {}) =>
+  const serve = (path: string, type: string, body: string | Buffer, extra: Record<string, string> = {}) =>
     app.get(path, { schema: { hide: true } }, async (_request, reply) =>
       reply.type(type).header('cache-control', STATIC_CACHE).headers(extra).send(body),
     );
@@ -37,7 +37,8 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
   serve('/.well-known/oauth-protected-resource', JSON_TYPE, rootPrm);
   serve('/.well-known/oauth-protected-resource/api/mcp', JSON_TYPE, mcpPrm);
   // GET and (automatically) HEAD, both with the Link header (RFC 9727 §2).
-  serve(API_CATALOG_PATH, API_CATALOG_CONTENT_TYPE, catalogue, { link: catalogueLink });
+  // A Buffer, so that Fastify sends the media type exactly as RFC 9727 §4.2 gives it (no charset).
+  serve(API_CATALOG_PATH, API_CATALOG_CONTENT_TYPE, Buffer.from(catalogue), { link: catalogueLink });
   serve('/llms.txt', 'text/markdown; charset=utf-8', llms);
 
   app.get('/.well-known/jwks.json', { schema: { hide: true } }, async (_request, reply) =>
