@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
 import { Catalogue } from './catalogue/catalogue.js';
 import { type Clock, systemClock } from './catalogue/clock.js';
@@ -14,6 +15,8 @@ import { discoveryRoutes } from './discovery/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerMcp } from './mcp/plugin.js';
+import { registerServerCard } from './mcp/server-card.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,6 +31,8 @@ export interface AppDeps {
   /** An open, migrated database. The caller owns it and closes it after the app. */
   database: Database;
   clock?: Clock;
+  /** The articles; read from content/articles when absent. */
+  articles?: ArticleLibrary;
   /** Pino logger options or false; defaults to the configured level. */
   logger?: boolean | { level: string };
 }
@@ -78,6 +83,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(healthRoutes);
   await registerAuth(app);
   await app.register(discoveryRoutes);
+  const articles = deps.articles ?? (await ArticleLibrary.load());
+  await registerMcp(app, { catalogue, articles, clock: app.clock, platformName: config.platformName });
+  registerServerCard(app);
   registerOpenApiRoute(app);
 
   return app;

@@ -28,6 +28,22 @@ const EnvSchema = z
       })
       .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    MCP_ALLOWED_ORIGINS: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(
+          z.union([z.literal('*'), z.url({ protocol: /^[a-z][a-z0-9+.-]*$/ }).transform((u) => new URL(u).origin)], {
+            error: 'MCP_ALLOWED_ORIGINS must be a comma-separated list of origins (https://app.example) or *',
+          }),
+        ),
+      )
+      .optional(),
   })
   .transform((env) => {
     const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
@@ -41,6 +57,8 @@ const EnvSchema = z
       demoCatalogue: env.DEMO_CATALOGUE,
       platformName: env.PLATFORM_NAME,
       logLevel: env.LOG_LEVEL,
+      /** Browser origins allowed to call POST /api/mcp (DNS-rebinding protection); '*' allows any. */
+      mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */
       signingKey: env.SIGNING_KEY,
     };

@@ -1,0 +1,31 @@
+import type { ArticleLibrary } from '../articles/articles.js';
+import type { Catalogue } from '../catalogue/catalogue.js';
+import type { Clock } from '../catalogue/clock.js';
+
+/** What the tools read: built once per app, shared by every per-request MCP server. */
+export interface ToolContext {
+  catalogue: Catalogue;
+  articles: ArticleLibrary;
+  clock: Clock;
+  platformName: string;
+}
+
+export const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+export const BOOKING_NOTE =
+  'Booking and payment are never done through this service: give the human user the bookingUrl, where they finalise the booking themselves.';
+
+/** A tool result carrying both the structured value and a readable text block. */
+export function result<T extends Record<string, unknown>>(structuredContent: T, text: string) {
+  return { structuredContent, content: [{ type: 'text' as const, text }] };
+}
+
+/** A tool-level failure the model can read and act on (not a protocol error). */
+export function toolError(text: string) {
+  return { isError: true, content: [{ type: 'text' as const, text }] };
+}

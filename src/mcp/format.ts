@@ -1,0 +1,16 @@
+import type { StageSession } from '../catalogue/schemas.js';
+
+const euros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR' });
+
+export function formatPrice(value: number): string {
+  return euros.format(value);
+}
+
+/** One line per session, for the text block of a tool result. */
+export function sessionLine(s: Omit<StageSession, 'centre'> & { centre?: StageSession['centre'] }): string {
+  const where = s.centre
+    ? ` · ${s.centre.name}, ${s.centre.address}, ${s.centre.postalCode} ${s.centre.city} (${s.centre.deptCode})`
+    : '';
+  const places = s.spotsAvailable === 0 ? 'full' : `${s.spotsAvailable} place${s.spotsAvailable === 1 ? '' : 's'} left`;
+  return `- ${s.day1} and ${s.day2}, ${s.startTime}–${s.endTime}${where} · ${formatPrice(s.priceEuros)} · ${places} · id ${s.id} · book: ${s.bookingUrl}`;
+}

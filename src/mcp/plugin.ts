@@ -1,0 +1,134 @@
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { registerBearerAuth } from '../auth/bearer.js';
+import type { ToolContext } from './context.js';
+import { createMcpServer } from './server.js';
+
+export const MCP_PATH = '/api/mcp';
+export const MCP_BODY_LIMIT = 256 * 1024;
+
+// JSON-RPC "server error" range, as the SDK uses for transport-level refusals.
+const TRANSPORT_ERROR = -32000;
+
+function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/**
+ * Browsers always send Origin on a cross-site POST; a request carrying one that is not on the
+ * allowlist is refused (DNS-rebinding protection). Non-browser clients send none and pass.
+ */
+function originGuard(allowed: readonly string[]) {
+  const any = allowed.includes('*');
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const origin = request.headers.origin;
+    if (origin === undefined || any) return;
+    let normalised: string | undefined;
+    try {
+      normalised = new URL(origin).origin;
+    } catch {
+      normalised = undefined;
+    }
+    if (normalised === undefined || !allowed.includes(normalised)) {
+      return jsonRpcError(
+        reply,
+        403,
+        TRANSPORT_ERROR,
+        `Origin ${origin.slice(0, 200)} is not allowed to call this endpoint.`,
+      );
+    }
+  };
+}
+
+/**
+ * POST /api/mcp: a stateless MCP server answering JSON. Requests of the 2026-07-28 revision (an
+ * envelope in `_meta`) go to the SDK's modern handler; older clients (`initialize` first) to a
+ * per-request streamable-HTTP transport in JSON mode. A fresh McpServer serves each request, as
+ * the SDK requires; the tool context behind it is shared.
+ */
+export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promise<void> {
+  const onerror = (err: Error) => app.log.warn({ err }, 'MCP request failed');
+  const modern = createMcpHandler(() => createMcpServer(ctx), { legacy: 'reject', responseMode: 'json', onerror });
+  app.addHook('onClose', async () => modern.close());
+  const endpoint = `${app.config.publicBaseUrl}${MCP_PATH}`;
+
+  await app.register(async (scope) => {
+    // The SDK parses the body itself, so that malformed JSON gets a JSON-RPC -32700 and a wrong
+    // content type a JSON-RPC 415 rather than Fastify's own errors.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT }, (_req, body, done) =>
+      done(null, body),
+    );
+    scope.setErrorHandler((err: FastifyError, request, reply) => {
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return jsonRpcError(
+          reply,
+          413,
+          TRANSPORT_ERROR,
+          `Request body too large: the limit is ${MCP_BODY_LIMIT} bytes.`,
+        );
+      }
+      if ((err.statusCode ?? 500) < 500)
+        return jsonRpcError(reply, err.statusCode as number, TRANSPORT_ERROR, err.message);
+      request.log.error({ err }, 'MCP request failed');
+      return jsonRpcError(reply, 500, -32603, 'Internal error.');
+    });
+    scope.addHook('onRequest', originGuard(app.config.mcpAllowedOrigins));
+    registerBearerAuth(scope);
+
+    scope.post(MCP_PATH, async (request, reply) => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      // Answers are always JSON; a client that sends no Accept (plain curl) must not get a 406.
+      headers.set('accept', 'application/json, text/event-stream');
+      const webRequest = new Request(endpoint, {
+        method: 'POST',
+        headers,
+        body: typeof request.body === 'string' ? request.body : '',
+      });
+      const identity = request.identity;
+      const authInfo: AuthInfo | undefined =
+        identity.kind === 'client'
+          ? { token: '', clientId: identity.clientId, scopes: [identity.scope], extra: { identity } }
+          : undefined;
+
+      if (await isLegacyRequest(webRequest)) {
+        const server = createMcpServer(ctx);
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
+        await server.connect(transport);
+        try {
+          return reply.send(await transport.handleRequest(webRequest, authInfo ? { authInfo } : {}));
+        } finally {
+          void transport.close();
+          void server.close();
+        }
+      }
+      return reply.send(await modern.fetch(webRequest, authInfo ? { authInfo } : {}));
+    });
+
+    scope.route({
+      method: ['GET', 'DELETE', 'PUT', 'PATCH'],
+      url: MCP_PATH,
+      handler: (_request, reply) =>
+        jsonRpcError(
+          reply.header('allow', 'POST'),
+          405,
+          TRANSPORT_ERROR,
+          'Method not allowed: this stateless MCP endpoint takes POST only.',
+        ),
+    });
+  });
+}

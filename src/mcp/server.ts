@@ -1,0 +1,35 @@
+import { McpServer } from '@modelcontextprotocol/server';
+import { SERVICE_VERSION } from '../health/routes.js';
+import type { ToolContext } from './context.js';
+import { registerArticleTools } from './tools/articles.js';
+import { registerCheckAvailability } from './tools/check-availability.js';
+import { registerGetCentre } from './tools/get-centre.js';
+import { registerSearchStages } from './tools/search-stages.js';
+
+export const MCP_SERVER_NAME = 'stages-recup-points';
+
+const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). All data is public and read-only. Never try to book or pay: give the user the bookingUrl, where they book themselves.`;
+
+/**
+ * A fresh MCP server over the shared tool context. The SDK's stateless pattern builds one per
+ * HTTP request; everything costly (catalogue, articles, schemas) is built once and shared.
+ */
+export function createMcpServer(ctx: ToolContext): McpServer {
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, title: `${ctx.platformName} — MCP`, version: SERVICE_VERSION },
+    {
+      // The tool list never changes while the service runs.
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      cacheHints: {
+        'tools/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+        'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+      },
+    },
+  );
+  registerSearchStages(server, ctx);
+  registerCheckAvailability(server, ctx);
+  registerGetCentre(server, ctx);
+  registerArticleTools(server, ctx);
+  return server;
+}

@@ -1,0 +1,70 @@
+import type { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { dateIn } from '../../catalogue/clock.js';
+import { firstOnOrAfter, type SessionEntry } from '../../catalogue/read-model.js';
+import { CentreSchema, StageSessionSchema } from '../../catalogue/schemas.js';
+import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
+import { sessionLine } from '../format.js';
+
+const CENTRE_SESSIONS_MAX = 50;
+
+const Input = z.object({
+  idOrSlug: z
+    .string({ error: 'idOrSlug must be a centre id (UUID) or slug' })
+    .trim()
+    .min(1, { error: 'idOrSlug must not be empty' })
+    .max(200, { error: 'idOrSlug must be at most 200 characters' })
+    .describe('The centre id (UUID) or slug, as found in a session’s centre object.'),
+  limit: z
+    .int({ error: `limit must be an integer from 1 to ${CENTRE_SESSIONS_MAX}` })
+    .min(1, { error: `limit must be an integer from 1 to ${CENTRE_SESSIONS_MAX}` })
+    .max(CENTRE_SESSIONS_MAX, { error: `limit must be an integer from 1 to ${CENTRE_SESSIONS_MAX}` })
+    .default(10)
+    .describe(`Maximum number of upcoming sessions to list, 1 to ${CENTRE_SESSIONS_MAX}.`),
+  includeUnavailable: z
+    .boolean({ error: 'includeUnavailable must be true or false' })
+    .default(false)
+    .describe('When true, full sessions are listed as well.'),
+});
+
+const CentreSessionSchema = StageSessionSchema.omit({ centre: true });
+
+const Output = z.object({
+  centre: CentreSchema,
+  upcomingCount: z.int().min(0).describe('Upcoming sessions of this centre matching includeUnavailable, in all.'),
+  sessions: z.array(CentreSessionSchema).describe('The first upcoming sessions, ordered by date, at most `limit`.'),
+});
+
+export function registerGetCentre(server: McpServer, ctx: ToolContext): void {
+  server.registerTool(
+    'get_centre',
+    {
+      title: 'Get a centre and its upcoming sessions',
+      description: `Get one prefecture-approved centre by id or slug: name, address, department, region, coordinates, prefectural approval number and page URL, with its upcoming sessions (places left by default). Use it when the user asks about a specific centre or wants other dates at the same place. ${BOOKING_NOTE}`,
+      inputSchema: Input,
+      outputSchema: Output,
+      annotations: { title: 'Get a centre', ...READ_ONLY },
+    },
+    async ({ idOrSlug, limit, includeUnavailable }) => {
+      const snapshot = ctx.catalogue.snapshot;
+      const key = idOrSlug.toLowerCase();
+      const centre = snapshot.centresById.get(key) ?? snapshot.centresBySlug.get(key);
+      if (!centre) {
+        return toolError(`No centre has the id or slug "${idOrSlug}". Centres appear in the results of search_stages.`);
+      }
+      const all = snapshot.sessionsByCentre.get(centre.view.id) ?? [];
+      const today = dateIn(ctx.clock.now(), centre.timeZone);
+      const upcoming = all
+        .slice(firstOnOrAfter(all, today))
+        .filter((e: SessionEntry) => includeUnavailable || e.record.spotsAvailable > 0);
+      const sessions = upcoming.slice(0, limit).map(({ view: { centre: _omit, ...rest } }) => rest);
+      const c = centre.view;
+      const head = `${c.name}, ${c.address}, ${c.postalCode} ${c.city} (${c.deptName}, ${c.region}). Approval ${c.agrementNumber}. ${c.url}`;
+      const text =
+        sessions.length === 0
+          ? `${head}\nNo upcoming session${includeUnavailable ? '' : ' with places left'}.`
+          : `${head}\n${upcoming.length} upcoming session${upcoming.length === 1 ? '' : 's'}${includeUnavailable ? '' : ' with places left'}; the first ${sessions.length}:\n${sessions.map(sessionLine).join('\n')}\n${BOOKING_NOTE}`;
+      return result({ centre: c, upcomingCount: upcoming.length, sessions }, text);
+    },
+  );
+}
