@@ -10,4 +10,40 @@ export const SCENARIOS: Scenario[] = [
   { name: 'GET /api/stages?dept=69', method: 'GET', path: '/api/stages?dept=69' },
   { name: 'GET /api/stages?city=paris&limit=100', method: 'GET', path: '/api/stages?city=paris&limit=100' },
   { name: 'GET /api/stages (no filter)', method: 'GET', path: '/api/stages' },
+  {
+    name: 'MCP tools/call search_stages',
+    method: 'POST',
+    path: '/api/mcp',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'search_stages', arguments: { dept: '69' } },
+    }),
+  },
+  {
+    name: 'MCP 2026-07-28 search_stages',
+    method: 'POST',
+    path: '/api/mcp',
+    headers: {
+      'content-type': 'application/json',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'search_stages',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'search_stages',
+        arguments: { dept: '69' },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
+  },
 ];

@@ -23,6 +23,29 @@ function jsonRpcError(reply: FastifyReply, status: number, code: number, message
 }
 
 /**
+ * Sends the SDK's web Response. A JSON answer is complete: copy it in one piece, which costs far
+ * less than Fastify piping a web stream. Anything else (the 2026 revision's subscription stream)
+ * is streamed as it comes.
+ */
+async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  const type = response.headers.get('content-type') ?? '';
+  if (response.body === null || !type.startsWith('application/json')) return reply.send(response);
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') reply.header(name, value);
+  });
+  return reply.send(await response.text());
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Browsers always send Origin on a cross-site POST; a request carrying one that is not on the
  * allowlist is refused (DNS-rebinding protection). Non-browser clients send none and pass.
  */
@@ -91,18 +114,20 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
       }
       // Answers are always JSON; a client that sends no Accept (plain curl) must not get a 406.
       headers.set('accept', 'application/json, text/event-stream');
-      const webRequest = new Request(endpoint, {
-        method: 'POST',
-        headers,
-        body: typeof request.body === 'string' ? request.body : '',
-      });
+      const text = typeof request.body === 'string' ? request.body : '';
+      const webRequest = new Request(endpoint, { method: 'POST', headers, body: text });
+      // Parse once and hand the SDK the result, rather than letting it re-read the body for the
+      // classification and again for the transport. Unparsable text goes through as it is, for
+      // the SDK to answer with -32700.
+      const parsedBody = parseJson(text);
       const identity = request.identity;
       const authInfo: AuthInfo | undefined =
         identity.kind === 'client'
           ? { token: '', clientId: identity.clientId, scopes: [identity.scope], extra: { identity } }
           : undefined;
+      const options = { ...(parsedBody === undefined ? {} : { parsedBody }), ...(authInfo ? { authInfo } : {}) };
 
-      if (await isLegacyRequest(webRequest)) {
+      if (await isLegacyRequest(webRequest, parsedBody)) {
         const server = createMcpServer(ctx);
         const transport = new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: undefined,
@@ -110,13 +135,13 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
         });
         await server.connect(transport);
         try {
-          return reply.send(await transport.handleRequest(webRequest, authInfo ? { authInfo } : {}));
+          return await sendResponse(reply, await transport.handleRequest(webRequest, options));
         } finally {
           void transport.close();
           void server.close();
         }
       }
-      return reply.send(await modern.fetch(webRequest, authInfo ? { authInfo } : {}));
+      return sendResponse(reply, await modern.fetch(webRequest, options));
     });
 
     scope.route({

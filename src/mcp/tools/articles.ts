@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ARTICLE_TOPICS, ArticleSchema, ArticleSummarySchema } from '../../articles/articles.js';
+import { cachedJsonSchema } from '../cached-json-schema.js';
 import { READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 
 const ARTICLES_MAX = 50;
@@ -47,8 +48,8 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
       title: 'List guidance articles',
       description:
         'List the service’s articles (in French) about points-recovery courses: how a course works, who may take one and how often, the probationary licence and the 48N letter, the two days, when points are credited, prices, cancellation, checking one’s points balance, choosing an approved centre, overseas departments, court-ordered courses, and an FAQ. Filter by topic or words. Returns slug, title, summary, topic, tags and revision date; read one with get_article. Use these to answer questions about the rules rather than guessing.',
-      inputSchema: ListInput,
-      outputSchema: ListOutput,
+      inputSchema: cachedJsonSchema(ListInput),
+      outputSchema: cachedJsonSchema(ListOutput),
       annotations: { title: 'List articles', ...READ_ONLY },
     },
     async ({ topic, query, limit }) => {
@@ -67,8 +68,8 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
       title: 'Read a guidance article',
       description:
         'Read one article (in French) by its slug: title, summary, full Markdown body, revision date and the legal texts it rests on (Code de la route articles, arrêtés). Get slugs from list_articles. Quote or summarise it for the user, citing its sources.',
-      inputSchema: GetInput,
-      outputSchema: ArticleSchema,
+      inputSchema: cachedJsonSchema(GetInput),
+      outputSchema: cachedJsonSchema(ArticleSchema),
       annotations: { title: 'Get an article', ...READ_ONLY },
     },
     async ({ slug }) => {

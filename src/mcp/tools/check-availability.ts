@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { dateIn } from '../../catalogue/clock.js';
 import { StageSessionSchema } from '../../catalogue/schemas.js';
+import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { formatPrice } from '../format.js';
 
@@ -31,8 +32,8 @@ export function registerCheckAvailability(server: McpServer, ctx: ToolContext): 
     {
       title: 'Check a session’s places and price now',
       description: `Check, right now, whether one course session can still be booked: current remaining places, effective price, status (available, full or past), its course identification number and the centre. Use it just before sending a user to book, since places change in real time. Takes the session id from search_stages or get_centre. ${BOOKING_NOTE}`,
-      inputSchema: Input,
-      outputSchema: Output,
+      inputSchema: cachedJsonSchema(Input),
+      outputSchema: cachedJsonSchema(Output),
       annotations: { title: 'Check availability', ...READ_ONLY },
     },
     async ({ sessionId }) => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { dateIn } from '../../catalogue/clock.js';
 import { firstOnOrAfter, type SessionEntry } from '../../catalogue/read-model.js';
 import { CentreSchema, StageSessionSchema } from '../../catalogue/schemas.js';
+import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { sessionLine } from '../format.js';
 
@@ -41,8 +42,8 @@ export function registerGetCentre(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Get a centre and its upcoming sessions',
       description: `Get one prefecture-approved centre by id or slug: name, address, department, region, coordinates, prefectural approval number and page URL, with its upcoming sessions (places left by default). Use it when the user asks about a specific centre or wants other dates at the same place. ${BOOKING_NOTE}`,
-      inputSchema: Input,
-      outputSchema: Output,
+      inputSchema: cachedJsonSchema(Input),
+      outputSchema: cachedJsonSchema(Output),
       annotations: { title: 'Get a centre', ...READ_ONLY },
     },
     async ({ idOrSlug, limit, includeUnavailable }) => {

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { dateIn } from '../../catalogue/clock.js';
 import { SearchQuerySchema, type StageList, StageListSchema } from '../../catalogue/schemas.js';
 import { searchStages } from '../../catalogue/search.js';
+import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext } from '../context.js';
 import { sessionLine } from '../format.js';
 
@@ -11,8 +12,8 @@ export function registerSearchStages(server: McpServer, ctx: ToolContext): void 
     {
       title: 'Search points-recovery course sessions',
       description: `Find upcoming two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use it when someone wants a course near a place (city, department code or region), within dates or a budget. Returns sessions ordered by date, start time and price, each with its price in euros, remaining places, the centre (name, address, approval number) and a bookingUrl. By default only sessions with places left are returned; set includeUnavailable to also see full ones. All filters are optional and combine. Same data and rules as GET /api/stages. ${BOOKING_NOTE}`,
-      inputSchema: SearchQuerySchema,
-      outputSchema: StageListSchema,
+      inputSchema: cachedJsonSchema(SearchQuerySchema),
+      outputSchema: cachedJsonSchema(StageListSchema),
       annotations: { title: 'Search course sessions', ...READ_ONLY },
     },
     async (args) => {
