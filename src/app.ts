@@ -14,6 +14,7 @@ import { registerOpenApi, registerOpenApiRoute } from './discovery/openapi.js';
 import { discoveryRoutes } from './discovery/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { registerErrorHandling } from './http/errors.js';
+import { registerRateLimit } from './http/rate-limit.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerMcp } from './mcp/plugin.js';
 import { registerServerCard } from './mcp/server-card.js';
@@ -37,6 +38,11 @@ export interface AppDeps {
   logger?: boolean | { level: string };
 }
 
+/** A hop count trusts that many proxies nearest the server; a list trusts those addresses and ranges. */
+function trustProxySetting(setting: number | string[]): string[] | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
 /** Builds the service without listening: tests use `inject`, server.ts calls `listen`. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -44,6 +50,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     bodyLimit: 64 * 1024,
+    // Without TRUST_PROXY, X-Forwarded-For is ignored: nobody picks their own rate-limit bucket.
+    ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxySetting(config.trustProxy) }),
     // Ignore a trailing slash and duplicate slashes rather than answering 404.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -77,6 +85,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     maxAge: 86_400,
   });
   registerErrorHandling(app);
+  // Before any route: the limiter attaches itself to each route as it is added.
+  await registerRateLimit(app, config);
   await registerOpenApi(app, config.publicBaseUrl, config.platformName);
 
   await app.register(stagesRoutes);

@@ -7,6 +7,12 @@ const booleanFlag = (name: string) =>
     })
     .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
 
+const positiveInt = (name: string) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number` })
+    .int(`${name} must be a whole number`)
+    .min(1, `${name} must be at least 1`);
+
 const EnvSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -28,6 +34,32 @@ const EnvSchema = z
       })
       .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    RATE_LIMIT: z.enum(['on', 'off'], { error: 'RATE_LIMIT must be on or off' }).default('on'),
+    RATE_LIMIT_WINDOW_SECONDS: positiveInt('RATE_LIMIT_WINDOW_SECONDS').default(60),
+    RATE_LIMIT_ANONYMOUS: positiveInt('RATE_LIMIT_ANONYMOUS').default(60),
+    RATE_LIMIT_AUTHENTICATED: positiveInt('RATE_LIMIT_AUTHENTICATED').default(600),
+    RATE_LIMIT_TOKEN: positiveInt('RATE_LIMIT_TOKEN').default(20),
+    RATE_LIMIT_REGISTER_PER_HOUR: positiveInt('RATE_LIMIT_REGISTER_PER_HOUR').default(5),
+    TRUST_PROXY: z
+      .string()
+      .transform((v, ctx) => {
+        if (/^\d+$/.test(v)) return Number(v);
+        const list = v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        if (list.length && list.every((s) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s))) return list;
+        ctx.addIssue({
+          code: 'custom',
+          message: 'TRUST_PROXY must be a number of proxy hops or a comma-separated list of addresses/CIDR ranges',
+        });
+        return z.NEVER;
+      })
+      .optional(),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL')
+      .optional(),
     MCP_ALLOWED_ORIGINS: z
       .string()
       .transform((v) =>
@@ -57,6 +89,17 @@ const EnvSchema = z
       demoCatalogue: env.DEMO_CATALOGUE,
       platformName: env.PLATFORM_NAME,
       logLevel: env.LOG_LEVEL,
+      rateLimit: {
+        enabled: env.RATE_LIMIT === 'on',
+        windowMs: env.RATE_LIMIT_WINDOW_SECONDS * 1000,
+        anonymous: env.RATE_LIMIT_ANONYMOUS,
+        authenticated: env.RATE_LIMIT_AUTHENTICATED,
+        token: env.RATE_LIMIT_TOKEN,
+        registerPerHour: env.RATE_LIMIT_REGISTER_PER_HOUR,
+        redisUrl: env.REDIS_URL,
+      },
+      /** Which proxies to believe about the client address (X-Forwarded-For); none by default. */
+      trustProxy: env.TRUST_PROXY,
       /** Browser origins allowed to call POST /api/mcp (DNS-rebinding protection); '*' allows any. */
       mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */

@@ -8,7 +8,8 @@ export type OAuthErrorCode =
   | 'invalid_scope'
   | 'invalid_target'
   | 'invalid_client_metadata'
-  | 'server_error';
+  | 'server_error'
+  | 'temporarily_unavailable';
 
 /** An OAuth error response: `{error, error_description}` with the given status. */
 export class OAuthError extends Error {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { problem, sendProblem } from '../http/problem.js';
+import { RATE_LIMITED } from '../http/rate-limit.js';
 import { parseClientMetadata } from './client-metadata.js';
 import { findClient, insertClient } from './clients.js';
 import { OAuthError, sendOAuthError } from './oauth-errors.js';
@@ -39,6 +40,8 @@ function toOAuthError(err: FastifyError, request: FastifyRequest): OAuthError | 
         'The request body must be a JSON object of client metadata.',
       );
   }
+  // RFC 6749 has no rate-limit error; temporarily_unavailable says "retry later", with Retry-After.
+  if (err.code === RATE_LIMITED) return new OAuthError(429, 'temporarily_unavailable', err.message);
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) return new OAuthError(status, 'invalid_request', 'The request is invalid.');
   return undefined;

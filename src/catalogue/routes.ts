@@ -1,10 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Config } from '../config.js';
 import { problemResponse } from '../http/problem.js';
 import { dateIn } from './clock.js';
 import { SearchQueryStringSchema, type StageList, StageListSchema } from './schemas.js';
 import { type SearchResult, searchStages } from './search.js';
 
 const COMMA = Buffer.from(',');
+
+/** The 429 response's description: the tiers as configured. */
+function rateLimitNote(config: Config): string {
+  const r = config.rateLimit;
+  return `Rate limit reached; retry after the number of seconds in Retry-After. Anonymous callers may make ${r.anonymous} requests per ${r.windowMs / 1000} s per IP address; callers of POST /api/mcp with a valid access token ${r.authenticated} per ${r.windowMs / 1000} s per client. Every limited response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.`;
+}
 
 /** Serialises a search result by concatenating the sessions' prebuilt JSON bytes. */
 export function listBody(result: SearchResult, platform: string, updatedAtIso: string): Buffer {
@@ -62,7 +69,7 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
         response: {
           200: StageListSchema,
           400: problemResponse('An invalid parameter value; `errors` names each one.'),
-          429: problemResponse('Rate limit reached; retry after the number of seconds in Retry-After.'),
+          429: problemResponse(rateLimitNote(app.config)),
         },
       },
     },

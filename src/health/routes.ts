@@ -10,6 +10,15 @@ export const HealthSchema = z
       status: z.enum(['up', 'down']),
       latencyMs: z.number().optional().describe('Round trip of a trivial query, when up.'),
     }),
+    rateLimit: z
+      .object({
+        store: z.enum(['memory', 'redis']).describe('Where the counters live.'),
+        status: z
+          .enum(['up', 'down'])
+          .describe('"down": the Redis store is unreachable; requests are let through until it is back.'),
+      })
+      .optional()
+      .describe('Absent when rate limiting is off.'),
     catalogue: z.object({
       centres: z.int().describe('Centres in the served read model.'),
       sessions: z.int().describe('Sessions in the served read model, past ones included.'),
@@ -44,6 +53,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         app.log.warn({ err }, 'health check: database unreachable');
       }
       const snapshot = app.catalogue.snapshot;
+      const rateLimit = app.rateLimitStatus();
       return reply
         .code(up ? 200 : 503)
         .header('cache-control', 'no-store')
@@ -55,6 +65,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
             status: up ? 'up' : 'down',
             ...(up ? { latencyMs: Math.round((performance.now() - started) * 10) / 10 } : {}),
           },
+          ...(rateLimit ? { rateLimit } : {}),
           catalogue: {
             centres: snapshot.centreCount,
             sessions: snapshot.sessions.length,

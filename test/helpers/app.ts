@@ -8,7 +8,8 @@ import { openTestDatabase, type TestDatabase } from './database.js';
 export const BASE_URL = 'https://stages.example.test';
 
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ PUBLIC_BASE_URL: BASE_URL, LOG_LEVEL: 'silent', ...env });
+  // Rate limiting is off unless a test turns it on: suites send many requests from one address.
+  return loadConfig({ PUBLIC_BASE_URL: BASE_URL, LOG_LEVEL: 'silent', RATE_LIMIT: 'off', ...env });
 }
 
 export function frozenClock(iso: string): Clock & { set(iso: string): void } {

@@ -1,0 +1,134 @@
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+
+export const RATE_LIMITED = 'RATE_LIMITED';
+const IPV6_BUCKET_PREFIX = 64;
+const HOUR_MS = 3_600_000;
+
+/** Paths outside every budget: monitoring and static discovery documents (cheap, cacheable). */
+const EXEMPT = new Set([
+  '/api/health',
+  '/openapi.json',
+  '/llms.txt',
+  '/api/mcp/server-card',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/api/mcp',
+  '/.well-known/jwks.json',
+  '/.well-known/api-catalog',
+  '/.well-known/mcp/server-card.json',
+]);
+
+/** Stricter per-IP budgets for the endpoints that create credentials or check secrets. */
+const REGISTER_PATH = '/api/oauth/register';
+const TOKEN_PATH = '/api/oauth/token';
+
+export interface RateLimitStatus {
+  store: 'memory' | 'redis';
+  status: 'up' | 'down';
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Where rate-limit counters live, and whether that store answers; undefined when off. */
+    rateLimitStatus(): RateLimitStatus | undefined;
+  }
+}
+
+/** The bucket of a request: its client when it presented a valid token, else its address. */
+function bucket(request: FastifyRequest): string {
+  const identity = request.identity;
+  if (identity?.kind === 'client') return `client:${identity.clientId}`;
+  // IPv6 clients usually hold a whole /64: count it as one address.
+  return `ip:${normalizeIP(request.ip, IPV6_BUCKET_PREFIX)}`;
+}
+
+/**
+ * Rate-limit tiers (spec §5, §8): anonymous callers per IP address, callers with a valid access
+ * token per client_id with a higher budget, and tighter per-IP budgets on registration and
+ * token requests. Counters live in memory, or in Redis with REDIS_URL so that every instance
+ * shares them. If Redis stops answering, requests are let through (fail open) and the outage
+ * shows in /api/health until it answers again.
+ */
+export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+  const settings = config.rateLimit;
+  if (!settings.enabled) {
+    app.decorate('rateLimitStatus', () => undefined);
+    return;
+  }
+
+  let redis: Redis | undefined;
+  if (settings.redisUrl) {
+    let reported: 'up' | 'down' | undefined;
+    redis = new Redis(settings.redisUrl, {
+      // Fail fast while Redis is away rather than queueing: the limiter then lets requests pass.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 2000,
+      commandTimeout: 500,
+      retryStrategy: (attempt) => Math.min(attempt * 250, 2000),
+    });
+    redis.on('ready', () => {
+      if (reported !== 'up') app.log.info('rate limiting: Redis store connected');
+      reported = 'up';
+    });
+    redis.on('error', (err) => {
+      if (reported !== 'down')
+        app.log.warn(
+          { err: err.message },
+          'rate limiting: Redis store unreachable; requests are not limited until it is back',
+        );
+      reported = 'down';
+    });
+    app.addHook('onClose', async () => {
+      redis?.disconnect();
+    });
+  }
+  app.decorate('rateLimitStatus', () => ({
+    store: redis ? 'redis' : 'memory',
+    status: !redis || redis.status === 'ready' ? 'up' : 'down',
+  }));
+
+  // Per-route budgets, set before the plugin reads each route's configuration.
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    if (route.url === REGISTER_PATH) {
+      route.config = {
+        ...route.config,
+        rateLimit: { max: settings.registerPerHour, timeWindow: HOUR_MS },
+      } as RouteOptions['config'];
+    } else if (route.url === TOKEN_PATH) {
+      route.config = {
+        ...route.config,
+        rateLimit: { max: settings.token, timeWindow: settings.windowMs },
+      } as RouteOptions['config'];
+    }
+  });
+
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    timeWindow: settings.windowMs,
+    keyGenerator: bucket,
+    max: (_request, key) => (key.startsWith('client:') ? settings.authenticated : settings.anonymous),
+    allowList: (request) => request.method === 'OPTIONS' || EXEMPT.has(request.routeOptions.url ?? ''),
+    // RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (IETF draft) and Retry-After.
+    enableDraftSpec: true,
+    skipOnError: true,
+    nameSpace: 'stages-rate-limit:',
+    ...(redis ? { redis } : {}),
+    errorResponseBuilder: (request, context) => {
+      const who = bucket(request).startsWith('client:') ? 'this client' : 'this address';
+      const per = request.routeOptions.url === REGISTER_PATH ? 'hour' : `${settings.windowMs / 1000} s`;
+      const err = new Error(
+        `Rate limit reached for ${who}: ${context.max} requests per ${per}. Retry in ${context.after}.`,
+      ) as Error & { statusCode: number; code: string };
+      err.statusCode = context.statusCode;
+      err.code = RATE_LIMITED;
+      return err;
+    },
+  });
+}

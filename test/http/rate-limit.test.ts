@@ -1,0 +1,266 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { openDatabase } from '../../src/db/connect.js';
+import { buildTestApp, type TestApp, testConfig } from '../helpers/app.js';
+import { TEST_DB } from '../helpers/database.js';
+
+const ON = { RATE_LIMIT: 'on' };
+const rpc = (id = 1) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'list_articles', arguments: { limit: 1 } },
+  });
+
+type App = TestApp['app'];
+const stages = (app: App, remoteAddress = '198.51.100.7', headers: Record<string, string> = {}) =>
+  app.inject({ url: '/api/stages?limit=1', remoteAddress, headers });
+const mcp = (app: App, headers: Record<string, string> = {}, remoteAddress = '198.51.100.7') =>
+  app.inject({
+    method: 'POST',
+    url: '/api/mcp',
+    remoteAddress,
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: rpc(),
+  });
+
+/** Registers a client and gets an access token through the real OAuth endpoints. */
+async function token(app: App, name: string): Promise<string> {
+  const reg = await app.inject({ method: 'POST', url: '/api/oauth/register', payload: { client_name: name } });
+  expect(reg.statusCode).toBe(201);
+  const { client_id, client_secret } = reg.json();
+  const tok = await app.inject({
+    method: 'POST',
+    url: '/api/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ grant_type: 'client_credentials', client_id, client_secret }).toString(),
+  });
+  expect(tok.statusCode).toBe(200);
+  return tok.json().access_token;
+}
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+describe('rate limits', () => {
+  it('lets an anonymous address make its budget of requests, then answers 429 with Retry-After', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '3' } });
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await stages(t.app));
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(answers.map((r) => r.headers['ratelimit-limit'])).toEqual(['3', '3', '3']);
+    expect(answers.map((r) => r.headers['ratelimit-remaining'])).toEqual(['2', '1', '0']);
+    expect(Number(answers[0]?.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    expect(Number(answers[0]?.headers['ratelimit-reset'])).toBeLessThanOrEqual(60);
+
+    const refused = await stages(t.app);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refused.json()).toMatchObject({ status: 429, title: 'Too Many Requests', code: 'rate_limited' });
+    expect(refused.json().detail).toMatch(/3 requests per 60 s/);
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.headers['ratelimit-remaining']).toBe('0');
+
+    // Another address has its own budget; health and discovery documents are outside budgets.
+    expect((await stages(t.app, '198.51.100.8')).statusCode).toBe(200);
+    for (const url of ['/api/health', '/openapi.json', '/llms.txt', '/.well-known/oauth-authorization-server']) {
+      expect((await t.app.inject({ url, remoteAddress: '198.51.100.7' })).statusCode, url).toBe(200);
+    }
+  });
+
+  it('opens the budget again once Retry-After has passed', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1', RATE_LIMIT_WINDOW_SECONDS: '1' } });
+    expect((await stages(t.app)).statusCode).toBe(200);
+    const refused = await stages(t.app);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await stages(t.app)).statusCode).toBe(200);
+  });
+
+  it('answers 429 on the MCP endpoint as a JSON-RPC error', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1' } });
+    expect((await mcp(t.app)).statusCode).toBe(200);
+    const refused = await mcp(t.app);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+    expect(refused.json().error.message).toMatch(/Rate limit reached for this address/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('gives a valid token its own, higher budget per client: two clients on one address do not share', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_AUTHENTICATED: '4' } });
+    const [a, b] = [await token(t.app, 'agent A'), await token(t.app, 'agent B')];
+    const codes = async (headers: Record<string, string>, n: number) => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push((await mcp(t!.app, headers)).statusCode);
+      return out;
+    };
+    expect(await codes({ authorization: `Bearer ${a}` }, 5)).toEqual([200, 200, 200, 200, 429]);
+    const first = await mcp(t.app, { authorization: `Bearer ${b}` });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['ratelimit-limit']).toBe('4');
+    // The anonymous budget of the same address is untouched by the clients' calls.
+    expect(await codes({}, 3)).toEqual([200, 200, 429]);
+  });
+
+  it('answers an invalid token with 401, never with the anonymous budget', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1' } });
+    expect((await mcp(t.app)).statusCode).toBe(200);
+    const forged = await mcp(t.app, { authorization: 'Bearer not.a.token' });
+    expect(forged.statusCode).toBe(401);
+    expect(forged.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+  });
+
+  it('limits registration and token requests more tightly, in OAuth error format', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_REGISTER_PER_HOUR: '2', RATE_LIMIT_TOKEN: '2' } });
+    const register = () =>
+      t!.app.inject({
+        method: 'POST',
+        url: '/api/oauth/register',
+        remoteAddress: '203.0.113.9',
+        payload: { client_name: 'x' },
+      });
+    expect((await register()).statusCode).toBe(201);
+    expect((await register()).statusCode).toBe(201);
+    const refused = await register();
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    expect(refused.json().error_description).toMatch(/2 requests per hour/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3000);
+
+    const tokenRequest = () =>
+      t!.app.inject({
+        method: 'POST',
+        url: '/api/oauth/token',
+        remoteAddress: '203.0.113.9',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'grant_type=client_credentials&client_id=cl_unknown&client_secret=wrong',
+      });
+    expect((await tokenRequest()).statusCode).toBe(401);
+    expect((await tokenRequest()).statusCode).toBe(401);
+    expect((await tokenRequest()).statusCode).toBe(429);
+  });
+
+  it('ignores X-Forwarded-For unless TRUST_PROXY says to believe it', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1' } });
+    expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '192.0.2.1' })).statusCode).toBe(200);
+    expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '192.0.2.2' })).statusCode).toBe(429);
+    await t.close();
+
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1', TRUST_PROXY: '1' } });
+    expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '192.0.2.1' })).statusCode).toBe(200);
+    expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '192.0.2.2' })).statusCode).toBe(200);
+    expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '192.0.2.1' })).statusCode).toBe(429);
+    // Only the nearest hop is trusted: a spoofed address further left does not pick a bucket.
+    expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '1.2.3.4, 192.0.2.1' })).statusCode).toBe(429);
+  });
+
+  it('counts an IPv6 /64 as one address', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1' } });
+    expect((await stages(t.app, '2001:db8:1:2::1')).statusCode).toBe(200);
+    expect((await stages(t.app, '2001:db8:1:2:ffff::9')).statusCode).toBe(429);
+    expect((await stages(t.app, '2001:db8:1:3::1')).statusCode).toBe(200);
+  });
+
+  it('can be switched off', async () => {
+    t = await buildTestApp({ env: { RATE_LIMIT: 'off', RATE_LIMIT_ANONYMOUS: '1' } });
+    const res = [await stages(t.app), await stages(t.app), await stages(t.app)];
+    expect(res.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(res[0]?.headers['ratelimit-limit']).toBeUndefined();
+    expect((await t.app.inject('/api/health')).json().rateLimit).toBeUndefined();
+  });
+});
+
+/** A private Redis server for this file, so that it can be stopped and started under the app. */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  for await (const chunk of child.stdout!) {
+    if (String(chunk).includes('Ready to accept connections')) break;
+  }
+  child.stdout?.resume();
+  return child;
+}
+
+describe('rate limits shared through Redis', () => {
+  let port: number;
+  let redis: ChildProcess;
+  beforeAll(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+  });
+  afterAll(async () => {
+    if (redis.exitCode === null) {
+      redis.kill();
+      await once(redis, 'exit');
+    }
+  });
+
+  it('shares one budget between two instances, and keeps serving while Redis is down', {
+    timeout: 60_000,
+  }, async () => {
+    const env = { ...ON, RATE_LIMIT_ANONYMOUS: '3', REDIS_URL: `redis://127.0.0.1:${port}` };
+    t = await buildTestApp({ env });
+    // A second instance of the service on the same database and the same Redis.
+    const other =
+      TEST_DB === 'postgres' ? await openDatabase({ kind: 'postgres', url: t.db.url as string }) : t.db.database; // PGlite is one process's own: the second app shares the handle
+    const app2 = await buildApp(testConfig(env), { database: other, logger: false });
+    try {
+      const until = async (ok: () => Promise<boolean>) => {
+        for (let i = 0; i < 100 && !(await ok()); i++) await new Promise((r) => setTimeout(r, 50));
+      };
+      await until(async () => (await t!.app.inject('/api/health')).json().rateLimit?.status === 'up');
+      expect((await t.app.inject('/api/health')).json().rateLimit).toEqual({ store: 'redis', status: 'up' });
+
+      const ip = '192.0.2.44';
+      const codes = [
+        (await stages(t.app, ip)).statusCode,
+        (await stages(app2, ip)).statusCode,
+        (await stages(t.app, ip)).statusCode,
+        (await stages(app2, ip)).statusCode,
+      ];
+      expect(codes).toEqual([200, 200, 200, 429]);
+
+      // Redis goes away: requests are let through, and health says so.
+      redis.kill('SIGKILL');
+      await once(redis, 'exit');
+      await until(async () => (await t!.app.inject('/api/health')).json().rateLimit?.status === 'down');
+      const health = await t.app.inject('/api/health');
+      expect(health.statusCode).toBe(200);
+      expect(health.json().rateLimit).toEqual({ store: 'redis', status: 'down' });
+      for (let i = 0; i < 5; i++) expect((await stages(app2, ip)).statusCode).toBe(200);
+
+      // Redis comes back (empty, as after a restart): limiting resumes.
+      redis = await startRedis(port);
+      await until(async () => (await app2.inject('/api/health')).json().rateLimit?.status === 'up');
+      const after = [];
+      for (let i = 0; i < 4; i++) after.push((await stages(i % 2 ? app2 : t.app, ip)).statusCode);
+      expect(after).toEqual([200, 200, 200, 429]);
+    } finally {
+      await app2.close();
+      if (other !== t.db.database) await other.close();
+    }
+  });
+});
