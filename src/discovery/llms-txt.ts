@@ -1,9 +1,20 @@
 import { ACCESS_TOKEN_LIFETIME_SECONDS } from '../auth/policy.js';
 import type { AuthUrls } from '../auth/urls.js';
+import type { Config } from '../config.js';
 import { API_CATALOG_PATH, MCP_SERVER_CARD_PATH } from './documents.js';
 
 /** /llms.txt (https://llmstxt.org): what the service offers, for a language model, in Markdown. */
-export function llmsTxt(base: string, platformName: string, urls: AuthUrls, demoCatalogue: boolean): string {
+export function llmsTxt(
+  base: string,
+  platformName: string,
+  urls: AuthUrls,
+  demoCatalogue: boolean,
+  rateLimit: Config['rateLimit'],
+): string {
+  const per = `${rateLimit.windowMs / 1000} seconds`;
+  const tiers = rateLimit.enabled
+    ? `\n\nRate tiers: anonymous, ${rateLimit.anonymous} requests per ${per} per IP address; with a valid access token on POST /api/mcp, ${rateLimit.authenticated} requests per ${per} per client. Token requests: ${rateLimit.token} per ${per} per IP address; registrations: ${rateLimit.registerPerHour} per hour per IP address. Health and the discovery documents are not counted. Every limited response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers.`
+    : '';
   const demo = demoCatalogue
     ? '\n- This deployment may serve the generated demo catalogue: its centre names, addresses, approval numbers and sessions are invented.'
     : '';
@@ -13,7 +24,7 @@ export function llmsTxt(base: string, platformName: string, urls: AuthUrls, demo
 
 Each session lasts two consecutive days and has a \`bookingUrl\`. Booking and payment are always done by the human user on that page: never try to book or pay on their behalf. No credential of this service gives checkout, payment, customer-account, partner or admin access; the only scope is \`read\` (public data).
 
-Every endpoint works without authentication. Anonymous use is rate-limited per IP address. An agent may register anonymously (no human identity is asked) to get a higher rate limit on the MCP endpoint, counted per client instead of per IP address. A request over a limit gets HTTP 429: wait and retry (honour \`Retry-After\` when present).
+Every endpoint works without authentication. Anonymous use is rate-limited per IP address. An agent may register anonymously (no human identity is asked) to get a higher rate limit on the MCP endpoint, counted per client instead of per IP address. A request over a limit gets HTTP 429: wait and retry (honour \`Retry-After\` when present).${tiers}
 
 ## REST
 

@@ -26,7 +26,7 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
   const mcpPrm = JSON.stringify(protectedResourceMetadata(urls, urls.mcpResource, `${platformName} MCP server`));
   const catalogue = JSON.stringify(apiCatalog(base));
   const catalogueLink = `<${base}${API_CATALOG_PATH}>; rel="api-catalog"`;
-  const llms = llmsTxt(base, platformName, urls, demoCatalogue);
+  const llms = llmsTxt(base, platformName, urls, demoCatalogue, app.config.rateLimit);
 
   const serve = (path: string, type: string, body: string | Buffer, extra: Record<string, string> = {}) =>
     app.get(path, { schema: { hide: true } }, async (_request, reply) =>

@@ -172,6 +172,17 @@ describe('rate limits', () => {
     expect((await stages(t.app, '2001:db8:1:3::1')).statusCode).toBe(200);
   });
 
+  it('states the configured tiers in /llms.txt and in the OpenAPI 429 response', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '42', RATE_LIMIT_AUTHENTICATED: '420' } });
+    const llms = (await t.app.inject('/llms.txt')).body;
+    expect(llms).toContain('anonymous, 42 requests per 60 seconds per IP address');
+    expect(llms).toContain('420 requests per 60 seconds per client');
+    const doc = (await t.app.inject('/openapi.json')).json();
+    const tooMany = doc.paths['/api/stages'].get.responses['429'];
+    expect(tooMany.description).toContain('42 requests per 60 s per IP address');
+    expect(tooMany.description).toContain('420 per 60 s per client');
+  });
+
   it('can be switched off', async () => {
     t = await buildTestApp({ env: { RATE_LIMIT: 'off', RATE_LIMIT_ANONYMOUS: '1' } });
     const res = [await stages(t.app), await stages(t.app), await stages(t.app)];
