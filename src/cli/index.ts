@@ -73,7 +73,7 @@ const COMMANDS: Record<string, Command> = {
 class UsageError extends Error {}
 
 function help(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${c.usage.padEnd(40)} ${c.summary}`);
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(40)} ${c.summary}`);
   return [
     'Usage: npm run cli -- <command> [options]',
     '',

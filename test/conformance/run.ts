@@ -50,7 +50,14 @@ function notApplicable(check: Check): string | undefined {
 
 async function startService(dataDir: string, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT: 'off' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT: 'off',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   for await (const line of createInterface({ input: child.stdout! })) {
@@ -75,7 +82,9 @@ async function runScenario(suite: keyof typeof SUITES, name: string, url: string
 async function main(): Promise<number> {
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 22) {
-    console.error(`The conformance suite needs Node ≥ 22 (this is ${process.version}): npx -y -p node@24 -- npm run conformance`);
+    console.error(
+      `The conformance suite needs Node ≥ 22 (this is ${process.version}): npx -y -p node@24 -- npm run conformance`,
+    );
     return 1;
   }
   const work = await mkdtemp(join(tmpdir(), 'stages-conformance-'));
@@ -91,7 +100,9 @@ async function main(): Promise<number> {
       const excused = failures.filter((c) => notApplicable(c));
       const real = failures.filter((c) => !notApplicable(c));
       failed += real.length;
-      console.log(`${real.length ? 'FAIL' : 'pass'}  ${name.padEnd(26)} conformance ${suite.padEnd(15)} ${passed} passed, ${real.length} failed, ${excused.length} not applicable, ${checks.length - passed - failures.length} skipped/info`);
+      console.log(
+        `${real.length ? 'FAIL' : 'pass'}  ${name.padEnd(26)} conformance ${suite.padEnd(15)} ${passed} passed, ${real.length} failed, ${excused.length} not applicable, ${checks.length - passed - failures.length} skipped/info`,
+      );
       for (const c of real) console.log(`      ✗ ${c.id}: ${c.errorMessage ?? ''}`);
       for (const c of excused) console.log(`      – ${c.id}: not applicable (${notApplicable(c)})`);
     }
@@ -104,7 +115,10 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-main().then((code) => process.exit(code), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
