@@ -1,17 +1,6 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { openTestDatabase, TEST_DB } from '../helpers/database.js';
-
-const run = promisify(execFile);
-const cli = (args: string[], env: Record<string, string>) =>
-  run(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], { env: { ...process.env, ...env } }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
+import { cli, cliDatabase } from '../helpers/cli.js';
+import { TEST_DB } from '../helpers/database.js';
 
 describe('keys:rotate and keys:list', () => {
   it('documents both commands in --help', async () => {
@@ -24,18 +13,7 @@ describe('keys:rotate and keys:list', () => {
   });
 
   it(`rotates the signing key and lists the old one as retiring (${TEST_DB})`, { timeout: 120_000 }, async () => {
-    let env: Record<string, string>;
-    let cleanup: () => Promise<void>;
-    if (TEST_DB === 'pglite') {
-      const dir = await mkdtemp(join(tmpdir(), 'stages-keys-'));
-      env = { DATA_DIR: dir };
-      cleanup = () => rm(dir, { recursive: true, force: true });
-    } else {
-      const db = await openTestDatabase();
-      await db.database.close();
-      env = { DATABASE_URL: db.url as string };
-      cleanup = () => db.dispose();
-    }
+    const { env, cleanup } = await cliDatabase();
     try {
       expect((await cli(['keys:list'], env)).stdout).toMatch(/No signing key yet/);
       const first = await cli(['keys:rotate'], env);
