@@ -1,7 +1,8 @@
 /**
  * npm run bench — loads the service and a bare node:http server answering the same bytes, with
  * the same load generator and connections, one after the other, and prints requests/s, p99
- * latency and the ratio service/bare for each scenario. Not part of `npm test`.
+ * latency and the ratio service/bare for each scenario; then the same service with rate
+ * limiting on (budgets too large to reach), and the ratio limiter on/off. Not part of `npm test`.
  *
  * Options (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default 50),
  * BENCH_ONLY a substring of scenario names to run.
@@ -17,6 +18,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ONLY = process.env.BENCH_ONLY;
 const DATA_DIR = '.bench-data';
+// PGlite serves one process per data directory: the second service gets its own.
+const LIMITED_DATA_DIR = '.bench-data-limited';
 
 async function firstLine(child: ChildProcess, match: RegExp, timeoutMs: number): Promise<string> {
   const lines = createInterface({ input: child.stdout! });
@@ -73,9 +76,15 @@ async function main() {
   await mkdir(DATA_DIR, { recursive: true });
   const scenarios = SCENARIOS.filter((s) => !ONLY || s.name.includes(ONLY));
   const port = 39_000 + Math.floor(Math.random() * 1000);
-  const service = await startService(port, {
-    RATE_LIMIT: 'off',
-    ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
+  const logLevel: Record<string, string> = process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {};
+  const service = await startService(port, { RATE_LIMIT: 'off', ...logLevel });
+  // The same service with rate limiting on, with budgets no run can exhaust: what the limiter
+  // costs on the hot path (one counter per request, in memory).
+  const limited = await startService(port + 1, {
+    DATA_DIR: LIMITED_DATA_DIR,
+    RATE_LIMIT: 'on',
+    RATE_LIMIT_ANONYMOUS: '1000000000',
+    ...logLevel,
   });
   try {
     // Record the service's exact answer for each scenario: the bare server replays those bytes.
@@ -100,11 +109,17 @@ async function main() {
         'bare req/s'.padStart(11),
         'p99 ms'.padStart(7),
         'ratio'.padStart(6),
+        '│',
+        'limiter on'.padStart(10),
+        'on/off'.padStart(7),
       );
       for (const s of scenarios) {
         const svc = await load(port, s);
         const ref = await load(bare.port, s);
-        if (svc.non2xx || ref.non2xx) console.log(`  (non-2xx answers: service ${svc.non2xx}, bare ${ref.non2xx})`);
+        const lim = await load(port + 1, s);
+        if (svc.non2xx || ref.non2xx || lim.non2xx) {
+          console.log(`  (non-2xx answers: service ${svc.non2xx}, bare ${ref.non2xx}, limiter on ${lim.non2xx})`);
+        }
         const bytes = Buffer.byteLength(bodies[`${s.method} ${s.path}`] as string);
         console.log(
           s.name.padEnd(34),
@@ -114,14 +129,19 @@ async function main() {
           ref.rps.toFixed(0).padStart(11),
           String(ref.p99).padStart(7),
           (svc.rps / ref.rps).toFixed(2).padStart(6),
+          '│',
+          lim.rps.toFixed(0).padStart(10),
+          (lim.rps / svc.rps).toFixed(2).padStart(7),
         );
       }
     } finally {
       bare.child.kill();
     }
   } finally {
-    service.kill('SIGTERM');
-    await once(service, 'exit');
+    for (const child of [service, limited]) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   }
 }
 
