@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { countField, flagField, textField } from './fields.js';
 import { canonicalDeptCode } from './geography.js';
 
 /*
@@ -73,11 +74,7 @@ const calendarDate = (what: string) =>
     .refine(isCalendarDate, { error: `${what} must be a real calendar date in YYYY-MM-DD form` });
 
 export const searchFields = {
-  city: z
-    .string({ error: 'city must be a text' })
-    .trim()
-    .min(1, { error: 'city must not be empty' })
-    .max(100, { error: 'city must be at most 100 characters' })
+  city: textField('city', 100)
     .optional()
     .describe('City, partial match ignoring case and accents ("saint etienne" finds "Saint-Étienne").'),
   dept: z
@@ -92,11 +89,7 @@ export const searchFields = {
     })
     .optional()
     .describe('Department code: "69", "01" (or "1"), "2A", "974".'),
-  region: z
-    .string({ error: 'region must be a text' })
-    .trim()
-    .min(1, { error: 'region must not be empty' })
-    .max(100, { error: 'region must be at most 100 characters' })
+  region: textField('region', 100)
     .optional()
     .describe('Region, partial match ignoring case and accents ("rhone" finds "Auvergne-Rhône-Alpes").'),
   from: calendarDate('from')
@@ -109,16 +102,10 @@ export const searchFields = {
     .max(100_000, { error: 'maxPrice must be at most 100000' })
     .optional()
     .describe('Maximum price in euros, inclusive.'),
-  limit: z
-    .int({ error: `limit must be an integer from 1 to ${LIMIT_MAX}` })
-    .min(1, { error: `limit must be an integer from 1 to ${LIMIT_MAX}` })
-    .max(LIMIT_MAX, { error: `limit must be an integer from 1 to ${LIMIT_MAX}` })
-    .default(LIMIT_DEFAULT)
-    .describe(`Maximum number of sessions, 1 to ${LIMIT_MAX}.`),
-  includeUnavailable: z
-    .boolean({ error: 'includeUnavailable must be true or false' })
-    .default(false)
-    .describe('When true, full sessions (0 places left) are included as well.'),
+  limit: countField('limit', LIMIT_MAX, LIMIT_DEFAULT).describe(`Maximum number of sessions, 1 to ${LIMIT_MAX}.`),
+  includeUnavailable: flagField('includeUnavailable').describe(
+    'When true, full sessions (0 places left) are included as well.',
+  ),
 };
 
 function toBeforeFrom(q: { from?: string | undefined; to?: string | undefined }, ctx: z.RefinementCtx) {

@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ARTICLE_TOPICS, ArticleSchema, ArticleSummarySchema } from '../../articles/articles.js';
+import { countField, textField } from '../../catalogue/fields.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 
@@ -19,12 +20,7 @@ const ListInput = z.object({
     .describe(
       'Words that must all appear in the article (French; case and accents ignored), e.g. "48N" or "permis probatoire".',
     ),
-  limit: z
-    .int({ error: `limit must be an integer from 1 to ${ARTICLES_MAX}` })
-    .min(1, { error: `limit must be an integer from 1 to ${ARTICLES_MAX}` })
-    .max(ARTICLES_MAX, { error: `limit must be an integer from 1 to ${ARTICLES_MAX}` })
-    .default(20)
-    .describe(`Maximum number of articles, 1 to ${ARTICLES_MAX}.`),
+  limit: countField('limit', ARTICLES_MAX, 20).describe(`Maximum number of articles, 1 to ${ARTICLES_MAX}.`),
 });
 
 const ListOutput = z.object({
@@ -33,12 +29,9 @@ const ListOutput = z.object({
 });
 
 const GetInput = z.object({
-  slug: z
-    .string({ error: 'slug must be an article slug, as given by list_articles' })
-    .trim()
-    .min(1, { error: 'slug must not be empty' })
-    .max(200, { error: 'slug must be at most 200 characters' })
-    .describe('The article slug, from list_articles.'),
+  slug: textField('slug', 200, 'an article slug, as given by list_articles').describe(
+    'The article slug, from list_articles.',
+  ),
 });
 
 export function registerArticleTools(server: McpServer, ctx: ToolContext): void {

@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { dateIn } from '../../catalogue/clock.js';
+import { countField, flagField, textField } from '../../catalogue/fields.js';
 import { firstOnOrAfter, type SessionEntry } from '../../catalogue/read-model.js';
 import { CentreSchema, StageSessionSchema } from '../../catalogue/schemas.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
@@ -10,22 +11,13 @@ import { sessionLine } from '../format.js';
 const CENTRE_SESSIONS_MAX = 50;
 
 const Input = z.object({
-  idOrSlug: z
-    .string({ error: 'idOrSlug must be a centre id (UUID) or slug' })
-    .trim()
-    .min(1, { error: 'idOrSlug must not be empty' })
-    .max(200, { error: 'idOrSlug must be at most 200 characters' })
-    .describe('The centre id (UUID) or slug, as found in a session’s centre object.'),
-  limit: z
-    .int({ error: `limit must be an integer from 1 to ${CENTRE_SESSIONS_MAX}` })
-    .min(1, { error: `limit must be an integer from 1 to ${CENTRE_SESSIONS_MAX}` })
-    .max(CENTRE_SESSIONS_MAX, { error: `limit must be an integer from 1 to ${CENTRE_SESSIONS_MAX}` })
-    .default(10)
-    .describe(`Maximum number of upcoming sessions to list, 1 to ${CENTRE_SESSIONS_MAX}.`),
-  includeUnavailable: z
-    .boolean({ error: 'includeUnavailable must be true or false' })
-    .default(false)
-    .describe('When true, full sessions are listed as well.'),
+  idOrSlug: textField('idOrSlug', 200, 'a centre id (UUID) or slug').describe(
+    'The centre id (UUID) or slug, as found in a session’s centre object.',
+  ),
+  limit: countField('limit', CENTRE_SESSIONS_MAX, 10).describe(
+    `Maximum number of upcoming sessions to list, 1 to ${CENTRE_SESSIONS_MAX}.`,
+  ),
+  includeUnavailable: flagField('includeUnavailable').describe('When true, full sessions are listed as well.'),
 });
 
 const CentreSessionSchema = StageSessionSchema.omit({ centre: true });
