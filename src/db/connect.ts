@@ -105,12 +105,18 @@ async function openPostgres(url: string): Promise<Database> {
         const c = new pg.Client({ connectionString: url });
         c.on('notification', () => onChange());
         c.on('error', () => {});
+        try {
+          await c.connect();
+          await c.query(`listen ${CATALOGUE_CHANNEL}`);
+        } catch (err) {
+          await c.end().catch(() => {});
+          throw err;
+        }
+        // Only a connection that was listening schedules its own replacement when it drops.
         c.on('end', () => {
           listeners.delete(c);
           if (!stopped && !closing) setTimeout(() => void reconnect(), delay).unref();
         });
-        await c.connect();
-        await c.query(`listen ${CATALOGUE_CHANNEL}`);
         listeners.add(c);
         client = c;
         delay = 250;

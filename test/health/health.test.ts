@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stageSessions } from '../../src/db/schema.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/database.js';
 
@@ -53,6 +55,18 @@ describe('GET /api/health', () => {
       const up = await t.app.inject('/api/health');
       expect(up.statusCode).toBe(200);
       expect(up.json().database.status).toBe('up');
+      // The change listener reconnected by itself: a write made now still reaches the read model.
+      const first = before.json().data[0];
+      await t.db.database.db
+        .update(stageSessions)
+        .set({ spotsAvailable: first.spotsAvailable === 1 ? 2 : 1 })
+        .where(eq(stageSessions.id, first.id));
+      let seen: number | undefined;
+      for (let i = 0; i < 200 && seen !== (first.spotsAvailable === 1 ? 2 : 1); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        seen = (await t.app.inject('/api/stages?limit=1')).json().data[0].spotsAvailable;
+      }
+      expect(seen).toBe(first.spotsAvailable === 1 ? 2 : 1);
     } else {
       // The embedded database lives in the process: closing it is its outage.
       await t.db.database.close();
