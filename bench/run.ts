@@ -76,7 +76,9 @@ async function main() {
   await mkdir(DATA_DIR, { recursive: true });
   const scenarios = SCENARIOS.filter((s) => !ONLY || s.name.includes(ONLY));
   const port = 39_000 + Math.floor(Math.random() * 1000);
-  const logLevel: Record<string, string> = process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {};
+  const logLevel: Record<string, string> = process.env.BENCH_LOG_LEVEL
+    ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL }
+    : {};
   const service = await startService(port, { RATE_LIMIT: 'off', ...logLevel });
   // The same service with rate limiting on, with budgets no run can exhaust: what the limiter
   // costs on the hot path (one counter per request, in memory).
