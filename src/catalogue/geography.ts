@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { searchKey } from './text.js';
 
 // The package's root entry point is broken; its data files are sound and load directly.
 const require = createRequire(import.meta.url);
@@ -68,8 +67,4 @@ export function canonicalDeptCode(input: string): string | undefined {
   const raw = input.trim().toUpperCase();
   const code = /^\d$/.test(raw) ? `0${raw}` : raw;
   return byCode.has(code) ? code : undefined;
-}
-
-export function regionKey(region: string): string {
-  return searchKey(region);
 }

@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { SERVICE_VERSION } from '../health/routes.js';
+import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 
 /** Registers the OpenAPI generator. Must run before the routes it describes are added. */
 export async function registerOpenApi(
@@ -33,7 +34,7 @@ export async function registerOpenApi(
 
 export function registerOpenApiRoute(app: FastifyInstance): void {
   let cached: string | undefined;
-  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/openapi.json', { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) => {
     cached ??= JSON.stringify(app.swagger());
     return reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=300').send(cached);
   });

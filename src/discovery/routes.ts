@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { authUrls } from '../auth/urls.js';
+import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 import {
   API_CATALOG_CONTENT_TYPE,
   API_CATALOG_PATH,
@@ -29,7 +30,7 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
   const llms = llmsTxt(base, platformName, urls, demoCatalogue, app.config.rateLimit);
 
   const serve = (path: string, type: string, body: string | Buffer, extra: Record<string, string> = {}) =>
-    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+    app.get(path, { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) =>
       reply.type(type).header('cache-control', STATIC_CACHE).headers(extra).send(body),
     );
 
@@ -41,7 +42,7 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
   serve(API_CATALOG_PATH, API_CATALOG_CONTENT_TYPE, Buffer.from(catalogue), { link: catalogueLink });
   serve('/llms.txt', 'text/markdown; charset=utf-8', llms);
 
-  app.get('/.well-known/jwks.json', { schema: { hide: true } }, async (_request, reply) =>
+  app.get('/.well-known/jwks.json', { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) =>
     reply.type(JSON_TYPE).header('cache-control', JWKS_CACHE).send(JSON.stringify(app.accessTokens.keys.jwks())),
   );
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 
 export const HealthSchema = z
   .object({
@@ -33,6 +34,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/health',
     {
+      config: NOT_RATE_LIMITED,
       schema: {
         operationId: 'health',
         summary: 'Service and database status',

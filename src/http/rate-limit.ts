@@ -7,19 +7,12 @@ export const RATE_LIMITED = 'RATE_LIMITED';
 const IPV6_BUCKET_PREFIX = 64;
 const HOUR_MS = 3_600_000;
 
-/** Paths outside every budget: monitoring and static discovery documents (cheap, cacheable). */
-const EXEMPT = new Set([
-  '/api/health',
-  '/openapi.json',
-  '/llms.txt',
-  '/api/mcp/server-card',
-  '/.well-known/oauth-authorization-server',
-  '/.well-known/oauth-protected-resource',
-  '/.well-known/oauth-protected-resource/api/mcp',
-  '/.well-known/jwks.json',
-  '/.well-known/api-catalog',
-  '/.well-known/mcp/server-card.json',
-]);
+/**
+ * Route configuration for what stays outside every budget: monitoring and the static discovery
+ * documents (cheap and cacheable, so discovering the API never costs a caller its budget). Each
+ * such route says so where it is defined.
+ */
+export const NOT_RATE_LIMITED = { rateLimit: false } as const;
 
 /** Stricter per-IP budgets for the endpoints that create credentials or check secrets. */
 const REGISTER_PATH = '/api/oauth/register';
@@ -114,7 +107,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     timeWindow: settings.windowMs,
     keyGenerator: bucket,
     max: (_request, key) => (key.startsWith('client:') ? settings.authenticated : settings.anonymous),
-    allowList: (request) => request.method === 'OPTIONS' || EXEMPT.has(request.routeOptions.url ?? ''),
+    allowList: (request) => request.method === 'OPTIONS',
     // RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (IETF draft) and Retry-After.
     enableDraftSpec: true,
     skipOnError: true,

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import { MCP_SERVER_CARD_PATH } from '../discovery/documents.js';
 import { SERVICE_VERSION } from '../health/routes.js';
+import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 import { MCP_PATH } from './plugin.js';
 import { MCP_SERVER_NAME } from './server.js';
 
-export const SERVER_CARD_PATHS = ['/.well-known/mcp/server-card.json', '/api/mcp/server-card'] as const;
+export const SERVER_CARD_PATHS = [MCP_SERVER_CARD_PATH, '/api/mcp/server-card'] as const;
 
 /** Reverse-DNS namespace from the public host: stages.example.fr → fr.example.stages. */
 function reverseDns(publicBaseUrl: string): string {
@@ -26,7 +28,7 @@ export function registerServerCard(app: FastifyInstance): void {
     remotes: [{ type: 'streamable-http', url: `${base}${MCP_PATH}` }],
   });
   for (const path of SERVER_CARD_PATHS) {
-    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+    app.get(path, { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) =>
       reply.type('application/json; charset=utf-8').header('cache-control', 'public, max-age=3600').send(card),
     );
   }

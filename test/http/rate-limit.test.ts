@@ -72,7 +72,15 @@ describe('rate limits', () => {
 
     // Another address has its own budget; health and discovery documents are outside budgets.
     expect((await stages(t.app, '198.51.100.8')).statusCode).toBe(200);
-    for (const url of ['/api/health', '/openapi.json', '/llms.txt', '/.well-known/oauth-authorization-server']) {
+    for (const url of [
+      '/api/health',
+      '/openapi.json',
+      '/llms.txt',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/jwks.json',
+      '/.well-known/mcp/server-card.json',
+      '/api/mcp/server-card',
+    ]) {
       expect((await t.app.inject({ url, remoteAddress: '198.51.100.7' })).statusCode, url).toBe(200);
     }
   });
