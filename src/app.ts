@@ -14,6 +14,7 @@ import { registerOpenApi, registerOpenApiRoute } from './discovery/openapi.js';
 import { discoveryRoutes } from './discovery/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { registerErrorHandling } from './http/errors.js';
+import { registerLifecycle } from './http/lifecycle.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerMcp } from './mcp/plugin.js';
@@ -50,6 +51,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     bodyLimit: 64 * 1024,
+    // While shutting down, requests already on open connections are still answered (with
+    // `Connection: close`, see http/lifecycle.ts) rather than refused with a 503.
+    return503OnClosing: false,
     // Without TRUST_PROXY, X-Forwarded-For is ignored: nobody picks their own rate-limit bucket.
     ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxySetting(config.trustProxy) }),
     // Ignore a trailing slash and duplicate slashes rather than answering 404.
@@ -66,6 +70,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('catalogue', catalogue);
   app.addHook('onClose', async () => catalogue.close());
 
+  registerLifecycle(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -33,6 +33,16 @@ const EnvSchema = z
         error: 'SIGNING_KEY must be an EC P-256 private key: a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or a JWK',
       })
       .optional(),
+    SHUTDOWN_GRACE_SECONDS: z.coerce
+      .number({ error: 'SHUTDOWN_GRACE_SECONDS must be a number of seconds' })
+      .min(0, 'SHUTDOWN_GRACE_SECONDS must be 0 or more')
+      .max(300, 'SHUTDOWN_GRACE_SECONDS must be at most 300')
+      .default(1),
+    SHUTDOWN_TIMEOUT_SECONDS: z.coerce
+      .number({ error: 'SHUTDOWN_TIMEOUT_SECONDS must be a number of seconds' })
+      .min(1, 'SHUTDOWN_TIMEOUT_SECONDS must be at least 1')
+      .max(3600, 'SHUTDOWN_TIMEOUT_SECONDS must be at most 3600')
+      .default(30),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     RATE_LIMIT: z.enum(['on', 'off'], { error: 'RATE_LIMIT must be on or off' }).default('on'),
     RATE_LIMIT_WINDOW_SECONDS: positiveInt('RATE_LIMIT_WINDOW_SECONDS').default(60),
@@ -104,6 +114,11 @@ const EnvSchema = z
       mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */
       signingKey: env.SIGNING_KEY,
+      /** SIGTERM/SIGINT: keep answering (health `draining`) for graceMs, then finish within timeoutMs. */
+      shutdown: {
+        graceMs: env.SHUTDOWN_GRACE_SECONDS * 1000,
+        timeoutMs: env.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+      },
     };
   });
 
