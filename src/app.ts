@@ -15,9 +15,11 @@ import { discoveryRoutes } from './discovery/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerLifecycle } from './http/lifecycle.js';
+import { registerMetrics } from './http/metrics.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerMcp } from './mcp/plugin.js';
+import { MCP_TOOL_NAMES } from './mcp/server.js';
 import { registerServerCard } from './mcp/server-card.js';
 
 declare module 'fastify' {
@@ -71,6 +73,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', async () => catalogue.close());
 
   registerLifecycle(app);
+  registerMetrics(app, config.metrics !== undefined, MCP_TOOL_NAMES);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

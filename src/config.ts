@@ -33,6 +33,13 @@ const EnvSchema = z
         error: 'SIGNING_KEY must be an EC P-256 private key: a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or a JWK',
       })
       .optional(),
+    METRICS_PORT: z.coerce
+      .number({ error: 'METRICS_PORT must be a TCP port number' })
+      .int('METRICS_PORT must be a TCP port number')
+      .min(1, 'METRICS_PORT must be between 1 and 65535')
+      .max(65535, 'METRICS_PORT must be between 1 and 65535')
+      .optional(),
+    METRICS_HOST: z.string().min(1).optional(),
     SHUTDOWN_GRACE_SECONDS: z.coerce
       .number({ error: 'SHUTDOWN_GRACE_SECONDS must be a number of seconds' })
       .min(0, 'SHUTDOWN_GRACE_SECONDS must be 0 or more')
@@ -87,6 +94,10 @@ const EnvSchema = z
       )
       .optional(),
   })
+  .refine((env) => env.METRICS_PORT === undefined || env.METRICS_PORT !== env.PORT, {
+    path: ['METRICS_PORT'],
+    error: 'METRICS_PORT must differ from PORT: metrics are never served on the public port',
+  })
   .transform((env) => {
     const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
     return {
@@ -114,6 +125,9 @@ const EnvSchema = z
       mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */
       signingKey: env.SIGNING_KEY,
+      /** Prometheus metrics on a listener of their own; off unless METRICS_PORT is set. */
+      metrics:
+        env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST ?? env.HOST },
       /** SIGTERM/SIGINT: keep answering (health `draining`) for graceMs, then finish within timeoutMs. */
       shutdown: {
         graceMs: env.SHUTDOWN_GRACE_SECONDS * 1000,

@@ -8,6 +8,7 @@ import { countCentres } from './catalogue/repository.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Database, openDatabase } from './db/connect.js';
 import { gracefulShutdown } from './http/lifecycle.js';
+import { startMetricsServer } from './http/metrics.js';
 
 // Run as a child by the first start on the embedded database: create it, migrate, load the demo, exit.
 const PREPARE_ONLY = '--prepare-only';
@@ -52,7 +53,17 @@ async function main(): Promise<void> {
   await prepare(config, database);
 
   const app = await buildApp(config, { database });
-  const stop = gracefulShutdown(app, { ...config.shutdown, afterClose: () => database.close() });
+  const metricsServer = config.metrics
+    ? await startMetricsServer(app, config.metrics.port, config.metrics.host)
+    : undefined;
+  const stop = gracefulShutdown(app, {
+    ...config.shutdown,
+    afterClose: async () => {
+      metricsServer?.closeAllConnections();
+      metricsServer?.close();
+      await database.close();
+    },
+  });
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 
@@ -60,6 +71,7 @@ async function main(): Promise<void> {
   const base = config.publicBaseUrl;
   const where = config.database.kind === 'pglite' ? `embedded database in ${config.database.dataDir}` : 'PostgreSQL';
   console.log(`\nStages API listening on ${base} (${where})`);
+  if (config.metrics) console.log(`Metrics: http://${config.metrics.host}:${config.metrics.port}/metrics`);
   console.log(
     `Try: curl '${base}/api/stages?dept=69&limit=3'   ·   docs: ${base}/openapi.json   ·   ${base}/llms.txt\n`,
   );

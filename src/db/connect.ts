@@ -27,6 +27,8 @@ export interface Database {
   ping(timeoutMs?: number): Promise<void>;
   /** Calls `onChange` whenever any instance changes the catalogue. Returns an unsubscribe function. */
   listenCatalogueChanges(onChange: () => void): Promise<() => Promise<void>>;
+  /** Connections of the PostgreSQL pool (absent for the embedded database, which has none). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -99,6 +101,7 @@ async function openPostgres(url: string): Promise<Database> {
     async ping(timeoutMs = 2000) {
       await withTimeout(db.execute(sql`select 1`), timeoutMs, 'database ping');
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async listenCatalogueChanges(onChange) {
       // A dedicated connection, re-established with backoff if it drops; on reconnect we
       // reload once, since notifications sent while we were away are lost.
