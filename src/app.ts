@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { registerOpenApi, registerOpenApiRoute } from './discovery/openapi.js';
 import { discoveryRoutes } from './discovery/routes.js';
+import { docsRoutes } from './docs/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerLifecycle } from './http/lifecycle.js';
@@ -101,6 +102,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(healthRoutes);
   await registerAuth(app);
   await app.register(discoveryRoutes);
+  await app.register(docsRoutes);
   const articles = deps.articles ?? (await ArticleLibrary.load());
   await registerMcp(app, { catalogue, articles, clock: app.clock, platformName: config.platformName });
   registerServerCard(app);
