@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
@@ -18,6 +18,7 @@ import { registerErrorHandling } from './http/errors.js';
 import { registerLifecycle } from './http/lifecycle.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { registerRequestLog } from './http/request-log.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerMcp } from './mcp/plugin.js';
 import { MCP_TOOL_NAMES } from './mcp/server.js';
@@ -39,7 +40,7 @@ export interface AppDeps {
   /** The articles; read from content/articles when absent. */
   articles?: ArticleLibrary;
   /** Pino logger options or false; defaults to the configured level. */
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
 }
 
 /** A hop count trusts that many proxies nearest the server; a list trusts those addresses and ranges. */
@@ -53,6 +54,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     logger: deps.logger ?? { level: config.logLevel },
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    // One sampled line per request instead (http/request-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 64 * 1024,
     // While shutting down, requests already on open connections are still answered (with
     // `Connection: close`, see http/lifecycle.ts) rather than refused with a 503.
@@ -74,6 +77,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', async () => catalogue.close());
 
   registerLifecycle(app);
+  registerRequestLog(app, config.logSampleReads);
   registerMetrics(app, config.metrics !== undefined, MCP_TOOL_NAMES);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -33,6 +33,11 @@ const EnvSchema = z
         error: 'SIGNING_KEY must be an EC P-256 private key: a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or a JWK',
       })
       .optional(),
+    LOG_SAMPLE_READS: z.coerce
+      .number({ error: 'LOG_SAMPLE_READS must be a number from 0 to 1' })
+      .min(0, 'LOG_SAMPLE_READS must be a number from 0 to 1')
+      .max(1, 'LOG_SAMPLE_READS must be a number from 0 to 1')
+      .default(0.1),
     METRICS_PORT: z.coerce
       .number({ error: 'METRICS_PORT must be a TCP port number' })
       .int('METRICS_PORT must be a TCP port number')
@@ -110,6 +115,8 @@ const EnvSchema = z
       demoCatalogue: env.DEMO_CATALOGUE,
       platformName: env.PLATFORM_NAME,
       logLevel: env.LOG_LEVEL,
+      /** Share of successful reads that get a request log line; errors and writes always do. */
+      logSampleReads: env.LOG_SAMPLE_READS,
       rateLimit: {
         enabled: env.RATE_LIMIT === 'on',
         windowMs: env.RATE_LIMIT_WINDOW_SECONDS * 1000,
