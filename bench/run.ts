@@ -61,6 +61,8 @@ interface Result {
 }
 
 async function load(port: number, s: Scenario): Promise<Result> {
+  const paths = s.paths;
+  let next = 0;
   const result = await autocannon({
     url: `http://127.0.0.1:${port}${s.path}`,
     method: s.method,
@@ -68,6 +70,10 @@ async function load(port: number, s: Scenario): Promise<Result> {
     body: s.body,
     connections: CONNECTIONS,
     duration: DURATION,
+    // One shared cursor: consecutive requests, whatever their connection, ask different things.
+    ...(paths
+      ? { requests: [{ method: s.method, setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }] }
+      : {}),
   });
   return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
 }
@@ -92,13 +98,15 @@ async function main() {
     // Record the service's exact answer for each scenario: the bare server replays those bytes.
     const bodies: Record<string, string> = {};
     for (const s of scenarios) {
-      const res = await fetch(`http://127.0.0.1:${port}${s.path}`, {
-        method: s.method,
-        headers: s.headers,
-        body: s.body,
-      });
-      if (res.status !== 200) throw new Error(`${s.name}: the service answered ${res.status}`);
-      bodies[`${s.method} ${s.path}`] = await res.text();
+      for (const path of s.paths ?? [s.path]) {
+        const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+          method: s.method,
+          headers: s.headers,
+          body: s.body,
+        });
+        if (res.status !== 200) throw new Error(`${s.name}: the service answered ${res.status} to ${path}`);
+        bodies[`${s.method} ${path}`] = await res.text();
+      }
     }
     const bare = await startBare(bodies);
     try {
@@ -122,7 +130,10 @@ async function main() {
         if (svc.non2xx || ref.non2xx || lim.non2xx) {
           console.log(`  (non-2xx answers: service ${svc.non2xx}, bare ${ref.non2xx}, limiter on ${lim.non2xx})`);
         }
-        const bytes = Buffer.byteLength(bodies[`${s.method} ${s.path}`] as string);
+        const paths = s.paths ?? [s.path];
+        const bytes = Math.round(
+          paths.reduce((sum, p) => sum + Buffer.byteLength(bodies[`${s.method} ${p}`] as string), 0) / paths.length,
+        );
         console.log(
           s.name.padEnd(34),
           String(bytes).padStart(7),

@@ -1,0 +1,43 @@
+import { dateIn } from '../src/catalogue/clock.js';
+import { generateDemoCatalogue } from '../src/catalogue/demo/generate.js';
+import { DEPARTMENTS } from '../src/catalogue/geography.js';
+
+/**
+ * `count` distinct /api/stages query strings over the demo catalogue the service holds today:
+ * towns, departments, regions, prices and dates mixed as people and agents ask. Requested in turn,
+ * they never hit the answer cache (512 answers), so each one is a real search.
+ */
+export function variedQueries(count: number, today = dateIn(new Date())): string[] {
+  const { centres } = generateDemoCatalogue({ today });
+  const towns = [...new Set(centres.map((c) => c.city))];
+  const regions = [...new Set(DEPARTMENTS.map((d) => d.region))];
+  const day = (offset: number) => new Date(Date.parse(today) + offset * 86_400_000).toISOString().slice(0, 10);
+  // mulberry32: integer arithmetic only, so the sequence is long and the same everywhere.
+  let seed = 7;
+  const rnd = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
+  const queries = new Set<string>();
+  while (queries.size < count) {
+    const q = new URLSearchParams();
+    const kind = rnd();
+    if (kind < 0.4) q.set('city', pick(towns));
+    else if (kind < 0.65) q.set('dept', pick(DEPARTMENTS).code);
+    else if (kind < 0.8) q.set('region', pick(regions));
+    else {
+      const centre = pick(centres);
+      q.set('dept', centre.deptCode);
+      q.set('city', centre.city);
+    }
+    if (rnd() < 0.5) q.set('maxPrice', String(150 + Math.floor(rnd() * 150)));
+    if (rnd() < 0.5) q.set('from', day(Math.floor(rnd() * 200)));
+    if (rnd() < 0.2) q.set('to', day(200 + Math.floor(rnd() * 150)));
+    q.set('limit', String(pick([5, 10, 20])));
+    queries.add(`/api/stages?${q}`);
+  }
+  return [...queries];
+}
