@@ -1,5 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 
+/** JSON-LD blocks are data, not scripts: script-src 'none' does not stop them. */
+export const HTML_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
 /**
  * Headers every response carries. This is a JSON API: nothing it serves should run as a page,
  * be framed or sniffed. Set once per response from a prebuilt table.
@@ -17,5 +21,11 @@ export function registerSecurityHeaders(app: FastifyInstance, publicBaseUrl: str
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
+  });
+  // HTML pages (the site) need their own stylesheet; nothing else: no scripts, no other origin.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('text/html')) reply.header('content-security-policy', HTML_CSP);
+    done(null, payload);
   });
 }
