@@ -28,10 +28,12 @@ export function frenchDayMonth(day: string): string {
   return firstOfMonth(dayMonth.format(new Date(`${day}T12:00:00Z`)));
 }
 
-/** "08:30" → "8 h 30", "09:00" → "9 h". */
+const NBSP = '\u00a0';
+
+/** "08:30" → "8 h 30", "09:00" → "9 h", with no-break spaces so that a time never splits. */
 export function frenchTime(time: string): string {
   const [h, m] = time.split(':');
-  return `${Number(h)} h${m === '00' ? '' : ` ${m}`}`;
+  return `${Number(h)}${NBSP}h${m === '00' ? '' : `${NBSP}${m}`}`;
 }
 
 const euros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR' });

@@ -28,6 +28,7 @@ h2{font-size:1.3rem;margin:1.75rem 0 .75rem}
 h3{font-size:1.1rem;margin:0 0 .25rem}
 .lead{font-size:1.1rem}
 .card{background:#fff;border:1px solid #d4d4d0;border-radius:.5rem;padding:1rem;margin:0 0 1rem}
+.card>h2:first-child,.card>h3:first-child{margin-top:0}
 form.search{display:grid;gap:.9rem}
 form.search .row{display:grid;gap:.9rem}
 label{display:block;font-weight:600;margin-bottom:.25rem}
@@ -57,7 +58,8 @@ ol.sessions,ul.plain{list-style:none;margin:0;padding:0}
 dl.facts{display:grid;grid-template-columns:1fr;gap:.1rem .75rem;margin:0}
 dl.facts dt{font-weight:600;color:#3d3d3d}
 dl.facts dd{margin:0 0 .5rem}
-.cols{columns:2 12rem;padding-left:1.1rem}
+.cols{columns:2 9rem;column-gap:1.5rem;padding-left:1.1rem;font-size:.95rem}
+.cols li{break-inside:avoid;margin-bottom:.35rem}
 .article-body{background:#fff;border:1px solid #d4d4d0;border-radius:.5rem;padding:.5rem 1.1rem}
 .article-body blockquote{border-left:3px solid #8a8a8a;margin:1rem 0;padding:0 1rem;color:#3d3d3d}
 .article-body table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}
