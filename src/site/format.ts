@@ -18,30 +18,48 @@ function firstOfMonth(text: string): string {
   return text.replace(/(^|\s)1(\s)/, '$11er$2');
 }
 
-/** "samedi 28 novembre 2026" */
-export function frenchDate(day: string): string {
-  return firstOfMonth(longDate.format(new Date(`${day}T12:00:00Z`)));
+/**
+ * Intl formatting costs microseconds a call and a results page makes dozens; the set of days,
+ * times and prices in a catalogue is small, so each wording is computed once.
+ */
+function memo(f: (key: string) => string, max = 4096): (key: string) => string {
+  const cache = new Map<string, string>();
+  return (key) => {
+    let v = cache.get(key);
+    if (v === undefined) {
+      if (cache.size >= max) cache.clear();
+      v = f(key);
+      cache.set(key, v);
+    }
+    return v;
+  };
 }
 
+/** "samedi 28 novembre 2026" */
+export const frenchDate = memo((day) => firstOfMonth(longDate.format(new Date(`${day}T12:00:00Z`))));
+
 /** "dimanche 29 novembre" (no year): the second day, next to the first. */
-export function frenchDayMonth(day: string): string {
-  return firstOfMonth(dayMonth.format(new Date(`${day}T12:00:00Z`)));
-}
+export const frenchDayMonth = memo((day) => firstOfMonth(dayMonth.format(new Date(`${day}T12:00:00Z`))));
 
 const NBSP = '\u00a0';
 
 /** "08:30" → "8 h 30", "09:00" → "9 h", with no-break spaces so that a time never splits. */
-export function frenchTime(time: string): string {
+export const frenchTime = memo((time) => {
   const [h, m] = time.split(':');
   return `${Number(h)}${NBSP}h${m === '00' ? '' : `${NBSP}${m}`}`;
-}
+});
 
 const euros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR' });
 const wholeEuros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR', maximumFractionDigits: 0 });
 
-/** "239 €", "229,50 €" (with the French narrow no-break space). */
-export function frenchPrice(euro: number): string {
+const priceText = memo((cents) => {
+  const euro = Number(cents) / 100;
   return Number.isInteger(euro) ? wholeEuros.format(euro) : euros.format(euro);
+});
+
+/** "239 €", "229,50 €" (with the French no-break space). */
+export function frenchPrice(euro: number): string {
+  return priceText(String(Math.round(euro * 100)));
 }
 
 /** Few places are worth a warning; many are just a number. */

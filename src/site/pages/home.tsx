@@ -1,6 +1,7 @@
-import { DEPARTMENTS } from '../../catalogue/geography.js';
+import { canonicalDeptCode } from '../../catalogue/geography.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
-import { departmentPath, Pager, SessionList } from '../components.js';
+import { Pager, SessionList } from '../components.js';
+import { DEPARTMENT_LINKS_HTML, departmentOptionsHtml } from '../departments.js';
 import { Layout, type SiteInfo } from '../layout.js';
 import { type FieldError, type FormField, type ParsedSearch, searchHref } from '../search-query.js';
 
@@ -52,14 +53,13 @@ export function SearchForm({ search }: { search: ParsedSearch }) {
         </div>
         <div>
           <label for="dept">Département</label>
-          <select id="dept" name="dept" {...invalid(e('dept'))}>
-            <option value="">Tous les départements</option>
-            {DEPARTMENTS.map((d) => (
-              <option value={d.code} selected={v.dept?.toUpperCase() === d.code || v.dept === d.code.replace(/^0/, '')}>
-                {`${d.code} – ${d.name}`}
-              </option>
-            ))}
-          </select>
+          <select
+            id="dept"
+            name="dept"
+            {...invalid(e('dept'))}
+            // Raw on purpose: constant markup rendered once by the same escaping renderer (departments.tsx)
+            dangerouslySetInnerHTML={{ __html: departmentOptionsHtml(canonicalDeptCode(v.dept ?? '')) }}
+          />
           <FieldMessage error={e('dept')} field="dept" />
         </div>
       </div>
@@ -163,13 +163,8 @@ export function HomePage(props: HomeProps) {
       )}
       <section aria-labelledby="departements">
         <h2 id="departements">Stages par département</h2>
-        <ul class="cols">
-          {DEPARTMENTS.map((d) => (
-            <li>
-              <a href={departmentPath(d.code)}>{`${d.name} (${d.code})`}</a>
-            </li>
-          ))}
-        </ul>
+        {/* Raw on purpose: constant markup rendered once by the same escaping renderer (departments.tsx) */}
+        <div dangerouslySetInnerHTML={{ __html: DEPARTMENT_LINKS_HTML }} />
       </section>
     </Layout>
   );
