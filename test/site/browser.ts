@@ -1,7 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import { createServer } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /*
@@ -24,14 +24,20 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
 }
 
-/** Listens on the first free port of this worktree's range (4200–4299), on 127.0.0.1 only. */
-export async function listenInRange(app: FastifyInstance, first = 4200, last = 4299): Promise<string> {
+/**
+ * The first free port of this worktree's range (4200–4299) on 127.0.0.1, known before the app is
+ * built so that its PUBLIC_BASE_URL — hence every bookingUrl and url — is the address it listens on.
+ */
+export async function freePortInRange(first = 4200, last = 4299): Promise<number> {
   for (let port = first; port <= last; port++) {
-    try {
-      await app.listen({ port, host: '127.0.0.1' });
-      return `http://127.0.0.1:${port}`;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    const server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (free) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
     }
   }
   throw new Error(`no free port in ${first}–${last}`);

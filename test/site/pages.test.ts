@@ -329,7 +329,8 @@ describe('robots, sitemap, stylesheet, headers', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(res.body).toContain('Sitemap: https://stages.example.test/sitemap.xml');
-    expect(res.body).toContain('Disallow: /api/');
+    expect(res.body).toMatch(/^User-agent: \*\nAllow: \/\n/);
+    expect(res.body).not.toContain('Disallow');
   });
 
   it('lists the pages in sitemap.xml: home, articles, departments, centres, sessions not begun', async () => {
