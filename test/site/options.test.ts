@@ -58,6 +58,32 @@ describe('operators with their own site', () => {
   });
 });
 
+describe('limits on pages', () => {
+  it('answers a browser over its rate limit with a readable 429 page, and the stylesheet stays outside the budget', async () => {
+    const t = await buildTestApp({
+      catalogue: FIXTURE_CATALOGUE,
+      clock: frozenClock(FIXTURE_NOW),
+      env: { RATE_LIMIT: 'on', RATE_LIMIT_ANONYMOUS: '2' },
+    });
+    try {
+      const home = await t.app.inject({ url: '/', headers: BROWSER });
+      const stylesheet = /<link rel="stylesheet" href="([^"]+)"/.exec(home.body)?.[1] as string;
+      for (let i = 0; i < 3; i++) expect((await t.app.inject(stylesheet)).statusCode).toBe(200);
+      expect((await t.app.inject({ url: '/articles', headers: BROWSER })).statusCode).toBe(200);
+      const limited = await t.app.inject({ url: '/articles', headers: BROWSER });
+      expect(limited.statusCode).toBe(429);
+      expect(limited.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(limited.headers['retry-after']).toMatch(/^\d+$/);
+      expect(limited.body).toContain('<h1>Trop de requêtes</h1>');
+      const api = await t.app.inject({ url: '/api/stages', headers: BROWSER });
+      expect(api.statusCode).toBe(429);
+      expect(api.headers['content-type']).toMatch(/^application\/problem\+json/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('articles written by someone hostile', () => {
   it('renders Markdown with raw HTML and script links disabled', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'articles-'));
