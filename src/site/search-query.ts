@@ -1,4 +1,6 @@
+import { canonicalDeptCode, DEPARTMENTS } from '../catalogue/geography.js';
 import { type SearchQuery, SearchQueryStringSchema } from '../catalogue/schemas.js';
+import { searchKey } from '../catalogue/text.js';
 
 /*
  * The home page's search form sends the API's own parameters (city, dept, from, to, maxPrice,
@@ -29,7 +31,7 @@ export interface ParsedSearch {
 }
 
 const MESSAGES: Record<FormField, string> = {
-  city: 'Ville : saisissez un nom de ville de 100 caractères au plus.',
+  city: 'Ville ou département : saisissez un nom de 100 caractères au plus.',
   dept: 'Département : choisissez un département de la liste.',
   from: 'Du : saisissez une date réelle, sous la forme AAAA-MM-JJ.',
   to: 'Au : saisissez une date réelle, sous la forme AAAA-MM-JJ.',
@@ -57,6 +59,12 @@ export function parseSearch(raw: Record<string, unknown>): ParsedSearch {
 
   const input: Record<string, unknown> = {};
   for (const field of FORM_FIELDS) if (raw[field] !== undefined) input[field] = raw[field];
+  // People type a department in the town box too ("Rhône", "69"): search that department then.
+  const typedDept = typeof raw.city === 'string' && !raw.dept ? departmentNamed(raw.city) : undefined;
+  if (typedDept) {
+    delete input.city;
+    input.dept = typedDept;
+  }
   const parsed = SearchQueryStringSchema.safeParse(input);
   let query: ParsedSearch['query'];
   if (parsed.success) {
@@ -74,6 +82,15 @@ export function parseSearch(raw: Record<string, unknown>): ParsedSearch {
   }
   const filtered = FORM_FIELDS.some((f) => typeof raw[f] === 'string' && raw[f] !== '');
   return errors.length ? { values, page, errors, filtered } : { values, query, page, errors, filtered };
+}
+
+const departmentsByKey = new Map(DEPARTMENTS.map((d) => [searchKey(d.name), d.code]));
+
+/** The department a town-box entry names exactly (by code or by name), if any. */
+function departmentNamed(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (/^(\d{1,3}|2[ab])$/i.test(trimmed)) return canonicalDeptCode(trimmed);
+  return departmentsByKey.get(searchKey(trimmed));
 }
 
 /** The query string of a search page (empty fields left out). */

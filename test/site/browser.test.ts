@@ -70,7 +70,7 @@ describe('the site in headless Chromium (phone-sized)', () => {
     });
     expect(focused).toEqual({ text: 'Aller au contenu', outline: 'solid' });
 
-    await page.getByLabel('Ville').fill('Lyon');
+    await page.getByLabel('Ville ou département').fill('Lyon');
     await Promise.all([page.waitForURL(/city=Lyon/), page.getByRole('button', { name: 'Rechercher' }).click()]);
     const expected = await apiSessions('city=Lyon');
     const links = await page.$$eval('ol.sessions h3 a', (as) => as.map((a) => a.getAttribute('href')));

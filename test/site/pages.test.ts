@@ -79,6 +79,17 @@ describe('home page and search', () => {
     expect(text(full.html)).toContain('complet');
   });
 
+  it('takes a department typed in the town box (by name or code) as that department', async () => {
+    const api = (await t.app.inject('/api/stages?dept=69')).json() as { data: { id: string }[] };
+    for (const typed of ['Rhône', 'rhone', '69']) {
+      const res = await page(`/?city=${encodeURIComponent(typed)}`);
+      expect(sessionLinks(res.html), typed).toEqual(api.data.map((s) => s.id));
+    }
+    // A town is still a town.
+    const lyon = (await t.app.inject('/api/stages?city=lyon')).json() as { data: { id: string }[] };
+    expect(sessionLinks((await page('/?city=Lyon')).html)).toEqual(lyon.data.map((s) => s.id));
+  });
+
   it('paginates, 20 sessions a page, with previous and next links', async () => {
     const first = await page('/?city=villeurbanne');
     expect(sessionLinks(first.html)).toHaveLength(20);
@@ -97,8 +108,8 @@ describe('home page and search', () => {
       ['from=2030-02-30', 'Du : saisissez une date réelle'],
       ['from=2030-03-10&to=2030-03-01', 'Au : la date de fin ne peut pas précéder la date de début.'],
       ['dept=999', 'Département : choisissez un département de la liste.'],
-      ['city=a&city=b', 'Ville : saisissez un nom de ville'],
-      [`city=${'x'.repeat(101)}`, 'Ville : saisissez un nom de ville'],
+      ['city=a&city=b', 'Ville ou département : saisissez un nom'],
+      [`city=${'x'.repeat(101)}`, 'Ville ou département : saisissez un nom'],
       ['page=0', 'Page : un numéro de page'],
       ['page=abc', 'Page : un numéro de page'],
       ['includeUnavailable=maybe', 'Sessions complètes'],

@@ -39,7 +39,7 @@ export function SearchForm({ search }: { search: ParsedSearch }) {
       <div class="row">
         <div>
           <label for="city">
-            Ville <span class="hint">par exemple Lyon, Saint-Étienne</span>
+            Ville ou département <span class="hint">par exemple Lyon, Saint-Étienne, Rhône, 69</span>
           </label>
           <input
             id="city"
