@@ -14,7 +14,7 @@ export class PageCache {
   constructor(private readonly maxEntries: number) {}
 
   static epoch(version: number, now: Date): string {
-    return `${version}|${now.toISOString().slice(0, 13)}`;
+    return `${version}-${now.toISOString().slice(0, 13)}`;
   }
 
   get(epoch: string, key: string): CachedPage | undefined {

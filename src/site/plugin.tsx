@@ -79,8 +79,14 @@ export async function registerSite(app: FastifyInstance, options: SiteOptions): 
         cached = { status: out.status, body: Buffer.from(out.html) };
         cache.set(epoch, request.url, cached);
       }
-      // Places change at any moment: browsers revalidate rather than show a stale count.
-      return reply.code(cached.status).type(HTML_CONTENT_TYPE).header('cache-control', 'no-cache').send(cached.body);
+      // Places change at any moment: browsers revalidate rather than show a stale count, and a page
+      // unchanged since (same catalogue version, same hour) costs them an empty 304.
+      const etag = `"${epoch}"`;
+      reply.header('cache-control', 'no-cache');
+      if (cached.status !== 200) return reply.code(cached.status).type(HTML_CONTENT_TYPE).send(cached.body);
+      reply.header('etag', etag);
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.code(200).type(HTML_CONTENT_TYPE).send(cached.body);
     };
   }
 

@@ -248,6 +248,22 @@ describe('session page', () => {
     }
   });
 
+  it('lets a browser revalidate: an unchanged page is a 304, a changed one comes whole', async () => {
+    const url = `/stages/${SESSIONS.bourgMar14.id}`;
+    const first = await t.app.inject({ url, headers: BROWSER });
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"\d+-\d{4}-\d{2}-\d{2}T\d{2}"$/);
+    expect(first.headers['cache-control']).toBe('no-cache');
+    const again = await t.app.inject({ url, headers: { ...BROWSER, 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    await replaceCatalogue(t.db.database.db, SITE_CATALOGUE); // a new catalogue version
+    await t.app.catalogue.refresh();
+    const changed = await t.app.inject({ url, headers: { ...BROWSER, 'if-none-match': etag } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+  });
+
   it('answers an unknown or malformed id with the HTML 404 page', async () => {
     for (const id of ['10000000-0000-4000-8000-999999999999', 'nope', '<script>']) {
       const res = await page(`/stages/${encodeURIComponent(id)}`);
