@@ -350,6 +350,31 @@ describe('hostile catalogue content', () => {
   });
 });
 
+describe('odd addresses', () => {
+  it('never answers a 500, whatever the path or query', async () => {
+    const urls = [
+      '/centres/%00',
+      '/departements/%F0%9F%98%80',
+      '/stages/%3Cscript%3E',
+      '/?page=99999999999999999999',
+      '/?maxPrice=1e400',
+      '/?from=%00&to=%FF',
+      '/?dept[]=69',
+      '/articles/..%2F..%2Fetc%2Fpasswd',
+      '/centres/centre-lyon?page=-1',
+    ];
+    for (const url of urls) {
+      const res = await page(url);
+      expect(res.status, url).toBeLessThan(500);
+      expect(res.headers['content-type'], url).toBe('text/html; charset=utf-8');
+    }
+    // Malformed percent-encoding and over-long path segments are refused by the router itself,
+    // before any page: a 400 and a 414.
+    expect((await page('/centres/%E0%A4%A')).status).toBe(400);
+    expect((await page(`/stages/${'a'.repeat(300)}`)).status).toBe(414);
+  });
+});
+
 describe('robots, sitemap, stylesheet, headers', () => {
   it('serves robots.txt pointing to the sitemap', async () => {
     const res = await t.app.inject('/robots.txt');
