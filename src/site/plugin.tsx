@@ -177,16 +177,6 @@ export async function registerSite(app: FastifyInstance, options: SiteOptions): 
     }),
   );
 
-  app.get('/departements/:code', { schema: { hide: true } }, async (request, reply) => {
-    const { code } = request.params as { code: string };
-    const canonical = canonicalDeptCode(code);
-    // "/departements/1" or "/departements/2a" lead to the one address search engines should keep.
-    if (canonical && canonical !== code) {
-      const qs = request.url.indexOf('?');
-      return reply.redirect(`/departements/${canonical}${qs >= 0 ? request.url.slice(qs) : ''}`, 301);
-    }
-    return departmentPage(request, reply);
-  });
   const departmentPage = page((request) => {
     const { code } = request.params as { code: string };
     const department = departmentByCode(code);
@@ -218,6 +208,17 @@ export async function registerSite(app: FastifyInstance, options: SiteOptions): 
       />,
     );
     return { status: 200, html };
+  });
+
+  app.get('/departements/:code', { schema: { hide: true } }, async (request, reply) => {
+    const { code } = request.params as { code: string };
+    const canonical = canonicalDeptCode(code);
+    // "/departements/1" or "/departements/2a" lead to the one address search engines should keep.
+    if (canonical && canonical !== code) {
+      const qs = request.url.indexOf('?');
+      return reply.redirect(`/departements/${canonical}${qs >= 0 ? request.url.slice(qs) : ''}`, 301);
+    }
+    return departmentPage(request, reply);
   });
 
   app.get(
