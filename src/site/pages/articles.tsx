@@ -15,7 +15,7 @@ export function ArticlesPage({ site, articles }: { site: SiteInfo; articles: rea
       <ul class="plain">
         {articles.map((a) => (
           <li class="session">
-            <h2 class="h3">
+            <h2>
               <a href={`/articles/${a.slug}`}>{a.title}</a>
             </h2>
             <p>{a.summary}</p>
