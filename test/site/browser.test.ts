@@ -94,6 +94,16 @@ describe('the site in headless Chromium (phone-sized)', () => {
     ]);
     expect(await page.textContent('#centre + .card')).toContain(first.centre.agrementNumber);
     expect(await page.isVisible('#reserver')).toBe(true);
+    // Its structured data, as a crawler reads it from the rendered page.
+    const blocks = await page.$$eval('script[type="application/ld+json"]', (ss) => ss.map((x) => x.textContent));
+    expect(blocks.map((b) => JSON.parse(b as string))).toMatchObject([
+      {
+        '@type': 'EducationEvent',
+        startDate: '2030-03-05T08:00:00+01:00',
+        offers: { price: 250, priceCurrency: 'EUR', url: first.bookingUrl },
+        location: { address: { postalCode: first.centre.postalCode } },
+      },
+    ]);
     await checkPage('session');
 
     // Follow the centre link: the centre's url.
@@ -116,6 +126,25 @@ describe('the site in headless Chromium (phone-sized)', () => {
     expect(await visit(`/stages/${SESSIONS.lyonPast.id}`)).toBe(200);
     expect(await page.textContent('.notice')).toContain('Ce stage est terminé');
     await checkPage('session-past');
+  });
+
+  it('works with JavaScript off: search, results, session page', async () => {
+    const noJs = await browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    try {
+      const p = await noJs.newPage();
+      await p.goto(`${base}/`);
+      await p.getByLabel('Département', { exact: true }).selectOption('75');
+      await p.getByLabel('Afficher aussi les sessions complètes').check();
+      await Promise.all([p.waitForURL(/dept=75/), p.getByRole('button', { name: 'Rechercher' }).click()]);
+      const expected = await apiSessions('dept=75&includeUnavailable=true');
+      const links = await p.$$eval('ol.sessions h3 a', (as) => as.map((a) => a.getAttribute('href')));
+      expect(links).toEqual(expected.map((s) => new URL(s.bookingUrl).pathname));
+      expect(await p.textContent('ol.sessions')).toContain('complet');
+      await Promise.all([p.waitForURL('**/stages/**'), p.click('ol.sessions h3 a >> nth=0')]);
+      expect(await p.textContent('h1')).toContain('Paris');
+    } finally {
+      await noJs.close();
+    }
   });
 
   it('passes axe on the other page types: department, articles, a search error, the 404 page', async () => {
