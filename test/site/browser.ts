@@ -1,7 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /*
