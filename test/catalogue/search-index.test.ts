@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dateIn } from '../../src/catalogue/clock.js';
+import { DEPARTMENTS } from '../../src/catalogue/geography.js';
+import type { SearchQuery } from '../../src/catalogue/schemas.js';
+import { searchStages } from '../../src/catalogue/search.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { referenceSearch } from '../helpers/reference-search.js';
+
+/** A small deterministic PRNG (mulberry32), so that a failure names a reproducible query. */
+function random(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('indexed search agrees with a walk over every session', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(() => t?.close());
+
+  it('on 3,000 varied queries over the demo catalogue (towns, parts of names, regions, departments, dates, prices)', () => {
+    const snapshot = t.app.catalogue.snapshot;
+    const today = dateIn(new Date());
+    const rnd = random(20261122);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
+    const cities = [...new Set([...snapshot.centresById.values()].map((c) => c.view.city))];
+    const regions = [...new Set(DEPARTMENTS.map((d) => d.region))];
+    const day = (offset: number) => new Date(Date.parse(today) + offset * 86_400_000).toISOString().slice(0, 10);
+    const part = (text: string) => {
+      const start = Math.floor(rnd() * text.length);
+      return text.slice(start, start + 1 + Math.floor(rnd() * 6));
+    };
+    let nonEmpty = 0;
+    let merged = 0;
+    for (let i = 0; i < 3000; i++) {
+      const query: SearchQuery = { limit: pick([1, 5, 20, 100]), includeUnavailable: rnd() < 0.3 };
+      const shape = rnd();
+      if (shape < 0.35) query.city = pick(cities);
+      else if (shape < 0.55) query.city = part(pick(cities));
+      else if (shape < 0.65) query.city = pick(['zzzz', 'saint', 'st', 'e', 'a', 'sur', '-', 'lyon 3']);
+      if (rnd() < 0.25) query.region = rnd() < 0.5 ? pick(regions) : part(pick(regions));
+      if (rnd() < 0.3) query.dept = pick(DEPARTMENTS).code;
+      if (rnd() < 0.3) query.from = day(Math.floor(rnd() * 400) - 30);
+      if (rnd() < 0.2) query.to = day(Math.floor(rnd() * 400));
+      if (rnd() < 0.3) query.maxPrice = Math.round(90 + rnd() * 250);
+      const expected = referenceSearch(snapshot, query, today);
+      const actual = searchStages(snapshot, query, today).entries.map((e) => e.record.id);
+      expect(actual, JSON.stringify(query)).toEqual(expected);
+      if (expected.length > 0) nonEmpty++;
+      if (query.city || query.region) merged++;
+    }
+    // The generator reaches both paths and finds sessions most of the time.
+    expect(nonEmpty).toBeGreaterThan(1500);
+    expect(merged).toBeGreaterThan(1500);
+  });
+});
