@@ -5,7 +5,8 @@
  * limiting on (budgets too large to reach), and the ratio limiter on/off. Not part of `npm test`.
  *
  * Options (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default 50),
- * BENCH_ONLY a substring of scenario names to run.
+ * BENCH_ONLY a substring of scenario names to run, BENCH_PORT the first of three ports to use (default:
+ * random ports), BENCH_DATA_DIR the data directory (default .bench-data).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,9 +18,9 @@ import { SCENARIOS, type Scenario } from './scenarios.js';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ONLY = process.env.BENCH_ONLY;
-const DATA_DIR = '.bench-data';
+const DATA_DIR = process.env.BENCH_DATA_DIR ?? '.bench-data';
 // PGlite serves one process per data directory: the second service gets its own.
-const LIMITED_DATA_DIR = '.bench-data-limited';
+const LIMITED_DATA_DIR = `${DATA_DIR}-limited`;
 
 async function firstLine(child: ChildProcess, match: RegExp, timeoutMs: number): Promise<string> {
   const lines = createInterface({ input: child.stdout! });
@@ -48,6 +49,7 @@ async function startService(port: number, env: Record<string, string>): Promise<
 async function startBare(bodies: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
     stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, BARE_PORT: process.env.BENCH_PORT ? String(Number(process.env.BENCH_PORT) + 2) : '0' },
   });
   child.stdin?.end(JSON.stringify(bodies));
   const port = Number(await firstLine(child, /^\d+$/, 30_000));
@@ -63,6 +65,8 @@ interface Result {
 async function load(port: number, s: Scenario): Promise<Result> {
   const paths = s.paths;
   let next = 0;
+  let n = 0;
+  const sep = s.path.includes('?') ? '&' : '?';
   const result = await autocannon({
     url: `http://127.0.0.1:${port}${s.path}`,
     method: s.method,
@@ -74,6 +78,7 @@ async function load(port: number, s: Scenario): Promise<Result> {
     ...(paths
       ? { requests: [{ method: s.method, setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }] }
       : {}),
+    ...(s.uncached ? { requests: [{ setupRequest: (req) => ({ ...req, path: `${s.path}${sep}_=${++n}` }) }] } : {}),
   });
   return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
 }
@@ -81,7 +86,8 @@ async function load(port: number, s: Scenario): Promise<Result> {
 async function main() {
   await mkdir(DATA_DIR, { recursive: true });
   const scenarios = SCENARIOS.filter((s) => !ONLY || s.name.includes(ONLY));
-  const port = 39_000 + Math.floor(Math.random() * 1000);
+  // BENCH_PORT: the service, the rate-limited one and the bare server on that port and the next two.
+  const port = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : 39_000 + Math.floor(Math.random() * 1000);
   const logLevel: Record<string, string> = process.env.BENCH_LOG_LEVEL
     ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL }
     : {};
@@ -98,6 +104,7 @@ async function main() {
     // Record the service's exact answer for each scenario: the bare server replays those bytes.
     const bodies: Record<string, string> = {};
     for (const s of scenarios) {
+      if (s.resolvePath) s.path = await s.resolvePath(`http://127.0.0.1:${port}`);
       for (const path of s.paths ?? [s.path]) {
         const res = await fetch(`http://127.0.0.1:${port}${path}`, {
           method: s.method,

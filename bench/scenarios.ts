@@ -8,9 +8,26 @@ export interface Scenario {
   body?: string;
   /** Many distinct GET paths, requested in turn (one after the other across all connections). */
   paths?: string[];
+  /** Finds the path at run time (e.g. a session of the demo catalogue) from the service's base URL. */
+  resolvePath?: (base: string) => Promise<string>;
+  /** Adds a distinct `_=<n>` to every request, so that no answer cache can serve it. */
+  uncached?: boolean;
+}
+
+/** The page of the first bookable session in the Rhône: a real bookingUrl of the demo catalogue. */
+async function sessionPage(base: string): Promise<string> {
+  const res = await fetch(`${base}/api/stages?dept=69&limit=1`);
+  const list = (await res.json()) as { data: { bookingUrl: string }[] };
+  const first = list.data[0];
+  if (!first) throw new Error('no session in the Rhône to benchmark');
+  return new URL(first.bookingUrl).pathname;
 }
 
 export const SCENARIOS: Scenario[] = [
+  { name: 'page /stages/{id}', method: 'GET', path: '', resolvePath: sessionPage },
+  { name: 'page /stages/{id} uncached', method: 'GET', path: '', resolvePath: sessionPage, uncached: true },
+  { name: 'page / search city=lyon', method: 'GET', path: '/?city=lyon' },
+  { name: 'page / search uncached', method: 'GET', path: '/?city=lyon', uncached: true },
   { name: 'GET /api/stages?dept=69', method: 'GET', path: '/api/stages?dept=69' },
   { name: 'GET /api/stages?city=paris&limit=100', method: 'GET', path: '/api/stages?city=paris&limit=100' },
   { name: 'GET /api/stages (no filter)', method: 'GET', path: '/api/stages' },

@@ -23,6 +23,7 @@ import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerMcp } from './mcp/plugin.js';
 import { MCP_TOOL_NAMES } from './mcp/server.js';
 import { registerServerCard } from './mcp/server-card.js';
+import { registerSite, siteErrorPage } from './site/plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -72,7 +73,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('config', config);
   app.decorate('database', deps.database);
   app.decorate('clock', deps.clock ?? systemClock);
-  const catalogue = await Catalogue.open(deps.database, urlBuilder(config.publicBaseUrl), app.log);
+  const catalogue = await Catalogue.open(deps.database, urlBuilder(config.publicBaseUrl, config.urlTemplates), app.log);
   app.decorate('catalogue', catalogue);
   app.addHook('onClose', async () => catalogue.close());
 
@@ -97,7 +98,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ],
     maxAge: 86_400,
   });
-  registerErrorHandling(app);
+  registerErrorHandling(
+    app,
+    config.site
+      ? (status) => siteErrorPage({ name: config.platformName, baseUrl: config.publicBaseUrl }, status)
+      : undefined,
+  );
   // Before any route: the limiter attaches itself to each route as it is added.
   await registerRateLimit(app, config);
   await registerOpenApi(app, config.publicBaseUrl, config.platformName);
@@ -110,6 +116,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const articles = deps.articles ?? (await ArticleLibrary.load());
   await registerMcp(app, { catalogue, articles, clock: app.clock, platformName: config.platformName });
   registerServerCard(app);
+  if (config.site) await registerSite(app, { articles });
   registerOpenApiRoute(app);
 
   return app;

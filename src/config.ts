@@ -13,6 +13,15 @@ const positiveInt = (name: string) =>
     .int(`${name} must be a whole number`)
     .min(1, `${name} must be at least 1`);
 
+/** An absolute http(s) URL holding a placeholder, e.g. https://www.example.fr/stage/{id}. */
+const urlTemplate = (name: string, placeholder: string) =>
+  z
+    .string()
+    .refine((v) => v.includes(placeholder) && URL.canParse(v.replace(placeholder, 'x')) && /^https?:\/\//.test(v), {
+      error: `${name} must be an absolute http(s) URL containing ${placeholder}`,
+    })
+    .optional();
+
 const EnvSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -98,6 +107,17 @@ const EnvSchema = z
         ),
       )
       .optional(),
+    SITE: z.enum(['on', 'off'], { error: 'SITE must be on or off' }).default('on'),
+    BOOKING_URL_TEMPLATE: urlTemplate('BOOKING_URL_TEMPLATE', '{id}'),
+    CENTRE_URL_TEMPLATE: urlTemplate('CENTRE_URL_TEMPLATE', '{slug}'),
+  })
+  .superRefine((env, ctx) => {
+    // Without the site, bookingUrl and url must lead to the operator's own pages, never to a 404.
+    if (env.SITE === 'off') {
+      for (const name of ['BOOKING_URL_TEMPLATE', 'CENTRE_URL_TEMPLATE'] as const) {
+        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: `${name} is required when SITE=off` });
+      }
+    }
   })
   .refine((env) => env.METRICS_PORT === undefined || env.METRICS_PORT !== env.PORT, {
     path: ['METRICS_PORT'],
@@ -132,6 +152,10 @@ const EnvSchema = z
       mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */
       signingKey: env.SIGNING_KEY,
+      /** Whether the service serves its own HTML pages (the site). */
+      site: env.SITE === 'on',
+      /** Where bookingUrl and centre url point when the operator has its own site. */
+      urlTemplates: { booking: env.BOOKING_URL_TEMPLATE, centre: env.CENTRE_URL_TEMPLATE },
       /** Prometheus metrics on a listener of their own; off unless METRICS_PORT is set. */
       metrics:
         env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST ?? env.HOST },

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { type ParameterError, problem, sendProblem } from './problem.js';
 
@@ -30,12 +30,30 @@ export function parameterErrors(
   return errors;
 }
 
+/** Renders the site's error page for a status (the site's own wording). */
+export type HtmlErrorPage = (status: number) => string;
+
+/**
+ * A browser asking for a page (Accept names text/html) outside the API gets an HTML error page;
+ * API paths and every other client (curl sends *\/*) keep problem details.
+ */
+function wantsHtml(request: FastifyRequest): boolean {
+  if (request.url.startsWith('/api/') || request.url === '/api') return false;
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+function sendHtml(reply: FastifyReply, status: number, page: HtmlErrorPage): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page(status));
+}
+
 /**
  * One error handler for the whole service: RFC 9457 problem details, never a stack trace or
  * an internal message. Routes with their own error format (OAuth, MCP) answer before this.
+ * With `htmlPage` (the site is on), browsers get readable pages instead.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, htmlPage?: HtmlErrorPage): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    const html = htmlPage && wantsHtml(request) ? htmlPage : undefined;
     if (hasZodFastifySchemaValidationErrors(err)) {
       const errors = parameterErrors(err.validation, err.validationContext ?? 'request');
       const detail = errors.map((e) => `${e.name}: ${e.reason}`).join('; ');
@@ -46,10 +64,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
+      if (html) return sendHtml(reply, status, html);
       const code = CLIENT_ERRORS[err.code] ?? (status === 429 ? 'rate_limited' : 'bad_request');
       return sendProblem(reply, problem(status, code, err.message, { instance: request.url.split('?')[0] }));
     }
     request.log.error({ err }, 'request failed');
+    if (html) return sendHtml(reply, Math.max(status, 500), html);
     const code = status === 503 ? 'unavailable' : 'internal_error';
     const detail =
       status === 503
@@ -59,13 +79,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      reply,
-      problem(
-        404,
-        'not_found',
-        `No resource at ${request.method} ${request.url.split('?')[0]}. See /openapi.json and /llms.txt.`,
-      ),
-    ),
+    htmlPage && wantsHtml(request)
+      ? sendHtml(reply, 404, htmlPage)
+      : sendProblem(
+          reply,
+          problem(
+            404,
+            'not_found',
+            `No resource at ${request.method} ${request.url.split('?')[0]}. See /openapi.json and /llms.txt.`,
+          ),
+        ),
   );
 }

@@ -1,5 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 
+const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+/** JSON-LD blocks are data, not scripts: script-src 'none' does not stop them. */
+export const HTML_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
 /**
  * Headers every response carries. This is a JSON API: nothing it serves should run as a page,
  * be framed or sniffed. Set once per response from a prebuilt table.
@@ -7,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 export function registerSecurityHeaders(app: FastifyInstance, publicBaseUrl: string): void {
   const headers: Record<string, string> = {
     'x-content-type-options': 'nosniff',
-    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'content-security-policy': API_CSP,
     'x-frame-options': 'DENY',
     'referrer-policy': 'no-referrer',
     'cross-origin-resource-policy': 'cross-origin',
@@ -17,5 +23,17 @@ export function registerSecurityHeaders(app: FastifyInstance, publicBaseUrl: str
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
+  });
+  // HTML pages (the site) need their own stylesheet; nothing else: no scripts, no other origin.
+  // A route that chose its own policy (the API reference at /docs) keeps it.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const type = reply.getHeader('content-type');
+    if (
+      typeof type === 'string' &&
+      type.startsWith('text/html') &&
+      reply.getHeader('content-security-policy') === API_CSP
+    )
+      reply.header('content-security-policy', HTML_CSP);
+    done(null, payload);
   });
 }

@@ -1,0 +1,33 @@
+import { DEPARTMENTS } from '../catalogue/geography.js';
+import { type CatalogueSnapshot, compareSessions, firstOnOrAfter, type SessionEntry } from '../catalogue/read-model.js';
+
+/**
+ * The next bookable sessions near a full or past one: first in its department, then in the
+ * rest of its region, each in date order. Reads one department's sorted list at a time and
+ * stops as soon as it has enough, so it costs a few dozen entries, not the catalogue.
+ */
+export function nearbySessions(
+  snapshot: CatalogueSnapshot,
+  around: SessionEntry,
+  today: string,
+  count = 5,
+): SessionEntry[] {
+  const firstBookable = (deptCode: string, n: number) => {
+    const pool = snapshot.sessionsByDept.get(deptCode) ?? [];
+    const out: SessionEntry[] = [];
+    for (let i = firstOnOrAfter(pool, today); i < pool.length && out.length < n; i++) {
+      const e = pool[i] as SessionEntry;
+      if (e.record.spotsAvailable > 0 && e.record.id !== around.record.id) out.push(e);
+    }
+    return out;
+  };
+  const centre = around.centre.view;
+  const result = firstBookable(centre.deptCode, count);
+  if (result.length >= count) return result;
+  const regionCode = DEPARTMENTS.find((d) => d.code === centre.deptCode)?.regionCode;
+  const others = DEPARTMENTS.filter((d) => d.regionCode === regionCode && d.code !== centre.deptCode).flatMap((d) =>
+    firstBookable(d.code, count - result.length),
+  );
+  others.sort((a, b) => compareSessions(a.record, b.record));
+  return [...result, ...others.slice(0, count - result.length)];
+}

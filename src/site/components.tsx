@@ -1,0 +1,91 @@
+import type { SessionEntry } from '../catalogue/read-model.js';
+import { frenchDate, frenchDayMonth, frenchPrice, frenchTime, placesLeft, zoneNote } from './format.js';
+
+export function sessionPath(id: string): string {
+  return `/stages/${id}`;
+}
+
+export function centrePath(slug: string): string {
+  return `/centres/${encodeURIComponent(slug)}`;
+}
+
+export function departmentPath(code: string): string {
+  return `/departements/${code}`;
+}
+
+export function Places({ spots }: { spots: number }) {
+  const kind = spots <= 0 ? 'places full' : spots <= 5 ? 'places few' : 'places';
+  return <span class={kind}>{placesLeft(spots)}</span>;
+}
+
+/** "de 8 h 30 à 16 h 30" plus the zone overseas. */
+export function hours(entry: SessionEntry): string {
+  const s = entry.view;
+  const zone = zoneNote(entry.centre.timeZone);
+  return `de ${frenchTime(s.startTime)} à ${frenchTime(s.endTime)}${zone ? ` (${zone})` : ''}`;
+}
+
+/** One session in a list: date, times, place, centre, price, places, and the link to its page. */
+export function SessionItem({ entry, showCentre = true }: { entry: SessionEntry; showCentre?: boolean }) {
+  const s = entry.view;
+  const c = s.centre;
+  return (
+    <li class="session">
+      <h3>
+        <a href={sessionPath(s.id)}>{frenchDate(s.day1)}</a>
+      </h3>
+      <p>
+        et {frenchDayMonth(s.day2)}, {hours(entry)}
+      </p>
+      {showCentre ? (
+        <p>
+          {c.city} ({c.deptCode}) · {c.name}
+        </p>
+      ) : null}
+      <p class="meta">
+        <span class="price">{frenchPrice(s.priceEuros)}</span>
+        <Places spots={s.spotsAvailable} />
+      </p>
+    </li>
+  );
+}
+
+export function SessionList({
+  entries,
+  showCentre = true,
+}: {
+  entries: readonly SessionEntry[];
+  showCentre?: boolean;
+}) {
+  return (
+    <ol class="sessions">
+      {entries.map((e) => (
+        <SessionItem entry={e} showCentre={showCentre} />
+      ))}
+    </ol>
+  );
+}
+
+/** Previous / next links; `href(page)` builds each page's address. */
+export function Pager({ page, hasNext, href }: { page: number; hasNext: boolean; href: (page: number) => string }) {
+  if (page <= 1 && !hasNext) return null;
+  return (
+    <nav class="pager" aria-label="Pages de résultats">
+      {page > 1 ? (
+        <a href={href(page - 1)} rel="prev">
+          ← Page précédente
+        </a>
+      ) : (
+        <span />
+      )}
+      <span>Page {page}</span>
+      {hasNext ? (
+        <a href={href(page + 1)} rel="next">
+          Page suivante →
+        </a>
+      ) : (
+        <span />
+      )}
+    </nav>
+  );
+}

@@ -1,0 +1,82 @@
+import type { ComponentChildren } from 'preact';
+import { jsonLdText } from './render.js';
+import { STYLESHEET_PATH } from './stylesheet.js';
+
+export interface SiteInfo {
+  /** The platform's name, shown in the header and titles. */
+  name: string;
+  /** Absolute base of the service, for canonical links and structured data. */
+  baseUrl: string;
+}
+
+export interface LayoutProps {
+  site: SiteInfo;
+  title: string;
+  description: string;
+  /** Path of this page, for the canonical link; omitted on error pages. */
+  canonicalPath?: string;
+  /** Filtered search results are not worth indexing; their links are. */
+  noindex?: boolean;
+  /** schema.org objects, one JSON-LD block each. */
+  jsonLd?: unknown[];
+  /** Machine-readable alternative of the page (the API answer it is built from). */
+  alternateJson?: string;
+  children: ComponentChildren;
+}
+
+export function Layout(props: LayoutProps) {
+  const { site } = props;
+  return (
+    <html lang="fr">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${props.title} · ${site.name}`}</title>
+        <meta name="description" content={props.description} />
+        {props.noindex ? <meta name="robots" content="noindex, follow" /> : null}
+        {props.canonicalPath !== undefined ? (
+          <link rel="canonical" href={`${site.baseUrl}${props.canonicalPath}`} />
+        ) : null}
+        {props.alternateJson ? <link rel="alternate" type="application/json" href={props.alternateJson} /> : null}
+        <link rel="stylesheet" href={STYLESHEET_PATH} />
+        {(props.jsonLd ?? []).map((data) => (
+          // Raw on purpose: JSON-LD escaped by jsonLdText, never catalogue markup
+          <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLdText(data) }} />
+        ))}
+      </head>
+      <body>
+        <a class="skip" href="#contenu">
+          Aller au contenu
+        </a>
+        <header class="site">
+          <div class="bar">
+            <a class="brand" href="/">
+              {site.name}
+            </a>
+            <nav aria-label="Navigation principale">
+              <ul>
+                <li>
+                  <a href="/">Trouver un stage</a>
+                </li>
+                <li>
+                  <a href="/articles">Articles</a>
+                </li>
+              </ul>
+            </nav>
+          </div>
+        </header>
+        <main id="contenu">{props.children}</main>
+        <footer class="site">
+          <p>
+            Stages de récupération de points dans des centres agréés par les préfectures. Les places et les prix sont
+            ceux du moment.
+          </p>
+          <p>
+            Pour les applications et les agents : <a href="/openapi.json">API (OpenAPI)</a> ·{' '}
+            <a href="/llms.txt">llms.txt</a> · <a href="/sitemap.xml">plan du site</a>
+          </p>
+        </footer>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,171 @@
+import { canonicalDeptCode } from '../../catalogue/geography.js';
+import type { SessionEntry } from '../../catalogue/read-model.js';
+import { Pager, SessionList } from '../components.js';
+import { DEPARTMENT_LINKS_HTML, departmentOptionsHtml } from '../departments.js';
+import { Layout, type SiteInfo } from '../layout.js';
+import { type FieldError, type FormField, type ParsedSearch, searchHref } from '../search-query.js';
+
+export interface HomeProps {
+  site: SiteInfo;
+  search: ParsedSearch;
+  entries: readonly SessionEntry[];
+  hasNext: boolean;
+  /** The same search on GET /api/stages. */
+  apiHref: string;
+}
+
+function errorOf(errors: readonly FieldError[], field: FormField): FieldError | undefined {
+  return errors.find((e) => e.field === field);
+}
+
+/** An input's error message, tied to it by aria-describedby. */
+function FieldMessage({ error, field }: { error: FieldError | undefined; field: FormField }) {
+  return error ? (
+    <span class="field-error" id={`${field}-error`}>
+      {error.message}
+    </span>
+  ) : null;
+}
+
+function invalid(error: FieldError | undefined) {
+  return error ? { 'aria-invalid': 'true' as const, 'aria-describedby': `${error.field}-error` } : {};
+}
+
+export function SearchForm({ search }: { search: ParsedSearch }) {
+  const v = search.values;
+  const e = (f: FormField) => errorOf(search.errors, f);
+  return (
+    <form class="search card" method="get" action="/" aria-label="Rechercher un stage">
+      <div class="row">
+        <div>
+          <label for="city">
+            Ville ou département <span class="hint">par exemple Lyon, Saint-Étienne, Rhône, 69</span>
+          </label>
+          <input
+            id="city"
+            name="city"
+            type="text"
+            value={v.city ?? ''}
+            autocomplete="address-level2"
+            {...invalid(e('city'))}
+          />
+          <FieldMessage error={e('city')} field="city" />
+        </div>
+        <div>
+          <label for="dept">Département</label>
+          <select
+            id="dept"
+            name="dept"
+            {...invalid(e('dept'))}
+            // Raw on purpose: constant markup rendered once by the same escaping renderer (departments.tsx)
+            dangerouslySetInnerHTML={{ __html: departmentOptionsHtml(canonicalDeptCode(v.dept ?? '')) }}
+          />
+          <FieldMessage error={e('dept')} field="dept" />
+        </div>
+      </div>
+      <div class="row">
+        <div>
+          <label for="from">
+            Du <span class="hint">premier jour au plus tôt</span>
+          </label>
+          <input id="from" name="from" type="date" value={v.from ?? ''} {...invalid(e('from'))} />
+          <FieldMessage error={e('from')} field="from" />
+        </div>
+        <div>
+          <label for="to">
+            Au <span class="hint">premier jour au plus tard</span>
+          </label>
+          <input id="to" name="to" type="date" value={v.to ?? ''} {...invalid(e('to'))} />
+          <FieldMessage error={e('to')} field="to" />
+        </div>
+      </div>
+      <div class="row">
+        <div>
+          <label for="maxPrice">
+            Prix maximum <span class="hint">en euros</span>
+          </label>
+          <input
+            id="maxPrice"
+            name="maxPrice"
+            type="text"
+            inputmode="decimal"
+            value={v.maxPrice ?? ''}
+            {...invalid(e('maxPrice'))}
+          />
+          <FieldMessage error={e('maxPrice')} field="maxPrice" />
+        </div>
+        <div class="check">
+          <input
+            id="includeUnavailable"
+            name="includeUnavailable"
+            type="checkbox"
+            value="true"
+            checked={v.includeUnavailable === 'true' || v.includeUnavailable === '1'}
+          />
+          <label for="includeUnavailable">Afficher aussi les sessions complètes</label>
+        </div>
+      </div>
+      <div>
+        <button type="submit">Rechercher</button>
+      </div>
+    </form>
+  );
+}
+
+export function HomePage(props: HomeProps) {
+  const { search } = props;
+  const hasErrors = search.errors.length > 0;
+  const title = hasErrors
+    ? 'Recherche à corriger'
+    : search.filtered
+      ? 'Résultats de recherche'
+      : 'Stages de récupération de points';
+  return (
+    <Layout
+      site={props.site}
+      title={title}
+      description="Trouvez un stage de récupération de points près de chez vous : dates, prix et places restantes en temps réel, dans des centres agréés."
+      canonicalPath="/"
+      noindex={search.filtered || search.page > 1 || hasErrors}
+      alternateJson={hasErrors ? undefined : props.apiHref}
+    >
+      <h1>Stages de récupération de points</h1>
+      <p class="lead">
+        Deux jours en centre agréé pour récupérer jusqu’à 4 points. Cherchez par ville ou département : dates, prix et
+        places restantes à jour.
+      </p>
+      {hasErrors ? (
+        <div class="errors" role="alert">
+          <h2>La recherche n’a pas pu être faite</h2>
+          <ul>
+            {search.errors.map((err) => (
+              <li>
+                <a href={`#${err.field === 'page' ? 'resultats' : err.field}`}>{err.message}</a>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <SearchForm search={search} />
+      {hasErrors ? null : (
+        <section aria-labelledby="resultats">
+          <h2 id="resultats">{search.filtered ? 'Stages trouvés' : 'Prochains stages'}</h2>
+          {props.entries.length === 0 ? (
+            <p>
+              Aucun stage ne correspond à ces critères. Essayez un département voisin, d’autres dates ou un prix plus
+              élevé.
+            </p>
+          ) : (
+            <SessionList entries={props.entries} />
+          )}
+          <Pager page={search.page} hasNext={props.hasNext} href={(p) => searchHref(search.values, p)} />
+        </section>
+      )}
+      <section aria-labelledby="departements">
+        <h2 id="departements">Stages par département</h2>
+        {/* Raw on purpose: constant markup rendered once by the same escaping renderer (departments.tsx) */}
+        <div dangerouslySetInnerHTML={{ __html: DEPARTMENT_LINKS_HTML }} />
+      </section>
+    </Layout>
+  );
+}

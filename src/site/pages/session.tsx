@@ -1,0 +1,139 @@
+import type { SessionEntry } from '../../catalogue/read-model.js';
+import { BookingSection } from '../booking.js';
+import { centrePath, departmentPath, hours, Places, SessionList } from '../components.js';
+import { frenchDate, frenchPrice } from '../format.js';
+import { Layout, type SiteInfo } from '../layout.js';
+import type { SessionStatus } from '../structured-data.js';
+import { sessionJsonLd } from '../structured-data.js';
+
+export interface SessionPageProps {
+  site: SiteInfo;
+  entry: SessionEntry;
+  status: SessionStatus;
+  alternatives: readonly SessionEntry[];
+  /** Article slug → title, for the articles this page links to (absent ones are not linked). */
+  articles: ReadonlyMap<string, string>;
+  path: string;
+}
+
+function ArticleLink({
+  articles,
+  slug,
+  children,
+}: {
+  articles: ReadonlyMap<string, string>;
+  slug: string;
+  children: string;
+}) {
+  return articles.has(slug) ? <a href={`/articles/${slug}`}>{children}</a> : children;
+}
+
+export function SessionPage(props: SessionPageProps) {
+  const { entry, status, articles } = props;
+  const s = entry.view;
+  const c = s.centre;
+  const title = `Stage du ${frenchDate(s.day1)} à ${c.city}`;
+  const osm = `https://www.openstreetmap.org/?mlat=${c.lat}&mlon=${c.lng}#map=17/${c.lat}/${c.lng}`;
+  return (
+    <Layout
+      site={props.site}
+      title={title}
+      description={`Stage de récupération de points les ${frenchDate(s.day1)} et ${frenchDate(s.day2)} à ${c.city} (${c.deptName}), ${frenchPrice(s.priceEuros)}, centre agréé ${c.name}.`}
+      canonicalPath={props.path}
+      jsonLd={[sessionJsonLd(entry, `${props.site.baseUrl}${props.path}`)]}
+    >
+      <h1>
+        Stage de récupération de points à {c.city} ({c.deptCode})
+      </h1>
+      {status === 'past' ? (
+        <p class="notice" role="status">
+          Ce stage est terminé : il a commencé le {frenchDate(s.day1)}. Voici les prochains stages près de là.
+        </p>
+      ) : status === 'full' ? (
+        <p class="notice" role="status">
+          Ce stage est complet : il ne reste plus de place. Voici les prochains stages près de là.
+        </p>
+      ) : null}
+      <div class="card">
+        <dl class="facts">
+          <dt>1er jour</dt>
+          <dd>{frenchDate(s.day1)}</dd>
+          <dt>2e jour</dt>
+          <dd>{frenchDate(s.day2)}</dd>
+          <dt>Horaires</dt>
+          <dd>{hours(entry)}, les deux jours (14 heures en tout)</dd>
+          <dt>Prix</dt>
+          <dd class="price">{frenchPrice(s.priceEuros)}</dd>
+          <dt>Places</dt>
+          <dd>{status === 'past' ? 'stage terminé' : <Places spots={s.spotsAvailable} />}</dd>
+          <dt>Numéro du stage</dt>
+          <dd>{entry.record.courseNumber}</dd>
+        </dl>
+      </div>
+
+      {status === 'available' ? <BookingSection entry={entry} status={status} /> : null}
+
+      {status !== 'available' ? (
+        <section aria-labelledby="autres">
+          <h2 id="autres">Prochains stages près de {c.city}</h2>
+          {props.alternatives.length ? (
+            <SessionList entries={props.alternatives} />
+          ) : (
+            <p>Aucun autre stage n’est proposé pour le moment dans ce département ni dans sa région.</p>
+          )}
+          <p>
+            <a href={departmentPath(c.deptCode)}>Tous les stages du département {c.deptName}</a>
+          </p>
+        </section>
+      ) : null}
+
+      <section aria-labelledby="centre">
+        <h2 id="centre">Le centre</h2>
+        <div class="card">
+          <h3>
+            <a href={centrePath(c.slug)}>{c.name}</a>
+          </h3>
+          <p>
+            {c.address}
+            <br />
+            {c.postalCode} {c.city}
+          </p>
+          <p>Agrément préfectoral n° {c.agrementNumber}</p>
+          <p>
+            <a href={osm}>Voir l’emplacement sur OpenStreetMap</a>
+          </p>
+        </div>
+      </section>
+
+      <section aria-labelledby="pratique">
+        <h2 id="pratique">Bon à savoir</h2>
+        <ul>
+          <li>
+            À apporter : une pièce d’identité et votre permis de conduire ; pour un permis probatoire, la lettre 48N
+            reçue. Le détail :{' '}
+            <ArticleLink articles={articles} slug="reserver-un-stage-etapes-et-documents">
+              réserver un stage, étapes et documents
+            </ArticleLink>
+            .
+          </li>
+          <li>
+            Présence obligatoire aux deux journées complètes ; un retard ou une absence fait perdre le bénéfice du stage
+            (
+            <ArticleLink articles={articles} slug="deroulement-des-deux-jours-de-stage">
+              déroulement des deux jours
+            </ArticleLink>
+            ).
+          </li>
+          <li>
+            Jusqu’à 4 points sont crédités à partir du lendemain du second jour, dans la limite du maximum de votre
+            permis ; un stage volontaire au plus une fois par an (
+            <ArticleLink articles={articles} slug="quand-les-points-sont-ils-credites">
+              quand les points sont-ils crédités
+            </ArticleLink>
+            ).
+          </li>
+        </ul>
+      </section>
+    </Layout>
+  );
+}

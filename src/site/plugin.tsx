@@ -1,0 +1,273 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import MarkdownIt from 'markdown-it';
+import type { ArticleLibrary } from '../articles/articles.js';
+import { dateIn } from '../catalogue/clock.js';
+import { canonicalDeptCode, departmentByCode } from '../catalogue/geography.js';
+import type { CentreEntry, SessionEntry } from '../catalogue/read-model.js';
+import { firstOnOrAfter } from '../catalogue/read-model.js';
+import { searchStages } from '../catalogue/search.js';
+import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
+import { nearbySessions } from './alternatives.js';
+import type { SiteInfo } from './layout.js';
+import { PageCache } from './page-cache.js';
+import { ArticlePage, ArticlesPage } from './pages/articles.js';
+import { CentrePage } from './pages/centre.js';
+import { DepartmentPage } from './pages/department.js';
+import { ErrorPage } from './pages/error.js';
+import { HomePage } from './pages/home.js';
+import { SessionPage } from './pages/session.js';
+import { HTML_CONTENT_TYPE, renderPage } from './render.js';
+import { MAX_PAGE, PER_PAGE, parseSearch } from './search-query.js';
+import { robotsTxt, sitemapXml } from './sitemap.js';
+import type { SessionStatus } from './structured-data.js';
+import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Articles the session page links to, by slug. */
+const LINKED_ARTICLES = [
+  'reserver-un-stage-etapes-et-documents',
+  'deroulement-des-deux-jours-de-stage',
+  'quand-les-points-sont-ils-credites',
+];
+
+export interface SiteOptions {
+  articles: ArticleLibrary;
+}
+
+/** A rendered page, or `undefined` for the site's 404. */
+type Rendered = { status: number; html: string } | undefined;
+
+/** The site's error page for a status and an optional message (used by the error handler too). */
+export function siteErrorPage(site: SiteInfo, status: number, message?: string): string {
+  return renderPage(<ErrorPage site={site} status={status} message={message} />);
+}
+
+function pageNumber(raw: unknown): number | undefined {
+  if (raw === undefined || raw === '') return 1;
+  const n = typeof raw === 'string' && /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
+  return n >= 1 && n <= MAX_PAGE ? n : undefined;
+}
+
+/**
+ * The HTML pages for people: search, sessions, centres, departments and articles, built from
+ * the in-memory read model only (no SQL on a page view) and cached per catalogue version.
+ */
+export async function registerSite(app: FastifyInstance, options: SiteOptions): Promise<void> {
+  const site: SiteInfo = { name: app.config.platformName, baseUrl: app.config.publicBaseUrl };
+  const cache = new PageCache(512);
+  const markdown = new MarkdownIt({ html: false, linkify: true });
+  const articleHtml = new Map(
+    options.articles.list({ limit: Number.MAX_SAFE_INTEGER }).map((a) => {
+      const article = options.articles.get(a.slug);
+      return [a.slug, article ? markdown.render(article.body) : ''];
+    }),
+  );
+  const linkedArticles = new Map(
+    LINKED_ARTICLES.flatMap((slug) => {
+      const a = options.articles.get(slug);
+      return a ? [[slug, a.title] as const] : [];
+    }),
+  );
+
+  /** Serves a page from the cache, or renders it (undefined → the 404 page) and keeps it. */
+  function page(render: (request: FastifyRequest) => Rendered) {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const epoch = PageCache.epoch(app.catalogue.snapshot.version, app.clock.now());
+      let cached = cache.get(epoch, request.url);
+      if (!cached) {
+        const out = render(request) ?? { status: 404, html: siteErrorPage(site, 404) };
+        cached = { status: out.status, body: Buffer.from(out.html) };
+        cache.set(epoch, request.url, cached);
+      }
+      // Places change at any moment: browsers revalidate rather than show a stale count, and a page
+      // unchanged since (same catalogue version, same hour) costs them an empty 304.
+      const etag = `"${epoch}"`;
+      reply.header('cache-control', 'no-cache');
+      if (cached.status !== 200) return reply.code(cached.status).type(HTML_CONTENT_TYPE).send(cached.body);
+      reply.header('etag', etag);
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.code(200).type(HTML_CONTENT_TYPE).send(cached.body);
+    };
+  }
+
+  const today = () => dateIn(app.clock.now());
+
+  app.get(
+    '/',
+    { schema: { hide: true } },
+    page((request) => {
+      const search = parseSearch(request.query as Record<string, unknown>);
+      let entries: SessionEntry[] = [];
+      let hasNext = false;
+      if (search.query) {
+        const skip = (search.page - 1) * PER_PAGE;
+        // One more than the page holds tells whether a next page exists.
+        const found = searchStages(app.catalogue.snapshot, { ...search.query, limit: skip + PER_PAGE + 1 }, today());
+        entries = found.entries.slice(skip, skip + PER_PAGE);
+        hasNext = found.entries.length > skip + PER_PAGE;
+      }
+      const api = new URLSearchParams();
+      for (const [k, v] of Object.entries(search.values)) if (v && k !== 'page') api.set(k, v);
+      const html = renderPage(
+        <HomePage
+          site={site}
+          search={search}
+          entries={entries}
+          hasNext={hasNext}
+          apiHref={`/api/stages${api.size ? `?${api}` : ''}`}
+        />,
+      );
+      return { status: search.errors.length ? 400 : 200, html };
+    }),
+  );
+
+  app.get(
+    '/stages/:id',
+    { schema: { hide: true } },
+    page((request) => {
+      const { id } = request.params as { id: string };
+      if (!UUID.test(id)) return undefined;
+      const snapshot = app.catalogue.snapshot;
+      const entry = snapshot.sessionsById.get(id.toLowerCase());
+      if (!entry) return undefined;
+      // "Today" is the date where the course takes place (overseas departments have their own zone).
+      const localToday = dateIn(app.clock.now(), entry.centre.timeZone);
+      const status: SessionStatus =
+        entry.record.day1 < localToday ? 'past' : entry.record.spotsAvailable <= 0 ? 'full' : 'available';
+      const alternatives = status === 'available' ? [] : nearbySessions(snapshot, entry, localToday);
+      const html = renderPage(
+        <SessionPage
+          site={site}
+          entry={entry}
+          status={status}
+          alternatives={alternatives}
+          articles={linkedArticles}
+          path={`/stages/${entry.record.id}`}
+        />,
+      );
+      return { status: 200, html };
+    }),
+  );
+
+  app.get(
+    '/centres/:slug',
+    { schema: { hide: true } },
+    page((request) => {
+      const { slug } = request.params as { slug: string };
+      const snapshot = app.catalogue.snapshot;
+      const centre = snapshot.centresBySlug.get(slug);
+      const p = pageNumber((request.query as Record<string, unknown>).page);
+      if (!centre || p === undefined) return undefined;
+      const all = snapshot.sessionsByCentre.get(centre.view.id) ?? [];
+      const start = firstOnOrAfter(all, dateIn(app.clock.now(), centre.timeZone)) + (p - 1) * PER_PAGE;
+      const entries = all.slice(start, start + PER_PAGE);
+      if (p > 1 && entries.length === 0) return undefined;
+      const path = `/centres/${encodeURIComponent(centre.view.slug)}`;
+      const html = renderPage(
+        <CentrePage
+          site={site}
+          centre={centre}
+          entries={entries}
+          page={p}
+          hasNext={all.length > start + PER_PAGE}
+          path={path}
+        />,
+      );
+      return { status: 200, html };
+    }),
+  );
+
+  const departmentPage = page((request) => {
+    const { code } = request.params as { code: string };
+    const department = departmentByCode(code);
+    const p = pageNumber((request.query as Record<string, unknown>).page);
+    if (!department || p === undefined) return undefined;
+    const snapshot = app.catalogue.snapshot;
+    const skip = (p - 1) * PER_PAGE;
+    const found = searchStages(
+      snapshot,
+      { dept: department.code, limit: skip + PER_PAGE + 1, includeUnavailable: false },
+      today(),
+    );
+    const entries = found.entries.slice(skip, skip + PER_PAGE);
+    if (p > 1 && entries.length === 0) return undefined;
+    const centres: CentreEntry[] = [];
+    for (const c of snapshot.centresById.values()) if (c.view.deptCode === department.code) centres.push(c);
+    centres.sort(
+      (a, b) => a.view.city.localeCompare(b.view.city, 'fr') || a.view.name.localeCompare(b.view.name, 'fr'),
+    );
+    const html = renderPage(
+      <DepartmentPage
+        site={site}
+        department={department}
+        entries={entries}
+        centres={centres}
+        page={p}
+        hasNext={found.entries.length > skip + PER_PAGE}
+        path={`/departements/${department.code}`}
+      />,
+    );
+    return { status: 200, html };
+  });
+
+  app.get('/departements/:code', { schema: { hide: true } }, async (request, reply) => {
+    const { code } = request.params as { code: string };
+    const canonical = canonicalDeptCode(code);
+    // "/departements/1" or "/departements/2a" lead to the one address search engines should keep.
+    if (canonical && canonical !== code) {
+      const qs = request.url.indexOf('?');
+      return reply.redirect(`/departements/${canonical}${qs >= 0 ? request.url.slice(qs) : ''}`, 301);
+    }
+    return departmentPage(request, reply);
+  });
+
+  app.get(
+    '/articles',
+    { schema: { hide: true } },
+    page(() => ({
+      status: 200,
+      html: renderPage(
+        <ArticlesPage site={site} articles={options.articles.list({ limit: Number.MAX_SAFE_INTEGER })} />,
+      ),
+    })),
+  );
+
+  app.get(
+    '/articles/:slug',
+    { schema: { hide: true } },
+    page((request) => {
+      const { slug } = request.params as { slug: string };
+      const article = options.articles.get(slug);
+      if (!article) return undefined;
+      return {
+        status: 200,
+        html: renderPage(<ArticlePage site={site} article={article} bodyHtml={articleHtml.get(slug) ?? ''} />),
+      };
+    }),
+  );
+
+  app.get(STYLESHEET_PATH, { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) =>
+    reply
+      .type('text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .send(STYLESHEET),
+  );
+
+  const robots = robotsTxt(site.baseUrl);
+  app.get('/robots.txt', { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) =>
+    reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=3600').send(robots),
+  );
+
+  let sitemap: { epoch: string; body: Buffer } | undefined;
+  app.get('/sitemap.xml', { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) => {
+    const snapshot = app.catalogue.snapshot;
+    const epoch = `${snapshot.version}|${today()}`;
+    if (sitemap?.epoch !== epoch) {
+      sitemap = { epoch, body: Buffer.from(sitemapXml(site.baseUrl, snapshot, options.articles, today())) };
+    }
+    return reply
+      .type('application/xml; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .send(sitemap.body);
+  });
+}

@@ -1,0 +1,35 @@
+import { h } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import type { ArticleLibrary } from '../articles/articles.js';
+import { DEPARTMENTS } from '../catalogue/geography.js';
+import { type CatalogueSnapshot, firstOnOrAfter } from '../catalogue/read-model.js';
+import { centrePath, departmentPath, sessionPath } from './components.js';
+
+const MAX_URLS = 50_000;
+
+/**
+ * sitemap.xml: the home page, the articles, every department and centre, and every session
+ * not yet begun. Rendered through the same escaping renderer as the pages.
+ */
+export function sitemapXml(baseUrl: string, snapshot: CatalogueSnapshot, articles: ArticleLibrary, today: string) {
+  const paths: string[] = ['/', '/articles'];
+  for (const a of articles.list({ limit: Number.MAX_SAFE_INTEGER })) paths.push(`/articles/${a.slug}`);
+  for (const d of DEPARTMENTS) paths.push(departmentPath(d.code));
+  for (const c of snapshot.centresBySlug.keys()) paths.push(centrePath(c));
+  const sessions = snapshot.sessions;
+  // The protocol's limit per file; the catalogue is far below it (about 20,000 sessions a year).
+  for (let i = firstOnOrAfter(sessions, today); i < sessions.length && paths.length < MAX_URLS; i++) {
+    paths.push(sessionPath((sessions[i] as (typeof sessions)[number]).record.id));
+  }
+  const urlset = h(
+    'urlset',
+    { xmlns: 'http://www.sitemaps.org/schemas/sitemap/0.9' },
+    paths.map((p) => h('url', null, h('loc', null, `${baseUrl}${p}`))),
+  );
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${renderToString(urlset)}`;
+}
+
+/** Everything may be read, the API included: agents that honour robots.txt are its users too. */
+export function robotsTxt(baseUrl: string): string {
+  return ['User-agent: *', 'Allow: /', '', `Sitemap: ${baseUrl}/sitemap.xml`, ''].join('\n');
+}

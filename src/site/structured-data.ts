@@ -1,0 +1,74 @@
+import type { CentreEntry, SessionEntry } from '../catalogue/read-model.js';
+import { isoLocal } from './format.js';
+
+/*
+ * schema.org descriptions of the pages, for search engines and agents reading the HTML.
+ * Dates carry the UTC offset of the centre's zone on that day.
+ */
+
+export type SessionStatus = 'available' | 'full' | 'past';
+
+function availability(spots: number): string {
+  if (spots <= 0) return 'https://schema.org/SoldOut';
+  if (spots <= 5) return 'https://schema.org/LimitedAvailability';
+  return 'https://schema.org/InStock';
+}
+
+function place(centre: CentreEntry) {
+  const c = centre.view;
+  return {
+    '@type': 'Place',
+    name: c.name,
+    address: {
+      '@type': 'PostalAddress',
+      streetAddress: c.address,
+      addressLocality: c.city,
+      postalCode: c.postalCode,
+      addressRegion: c.region,
+      addressCountry: 'FR',
+    },
+    geo: { '@type': 'GeoCoordinates', latitude: c.lat, longitude: c.lng },
+  };
+}
+
+export function sessionJsonLd(entry: SessionEntry, pageUrl: string) {
+  const s = entry.view;
+  const c = s.centre;
+  const zone = entry.centre.timeZone;
+  return {
+    '@context': 'https://schema.org',
+    '@type': 'EducationEvent',
+    name: `Stage de récupération de points à ${c.city}`,
+    description: `Stage de sensibilisation à la sécurité routière de deux jours (14 heures) permettant de récupérer jusqu’à 4 points, au centre agréé ${c.name} (agrément ${c.agrementNumber}).`,
+    url: pageUrl,
+    identifier: entry.record.courseNumber,
+    inLanguage: 'fr',
+    startDate: isoLocal(s.day1, s.startTime, zone),
+    endDate: isoLocal(s.day2, s.endTime, zone),
+    eventStatus: 'https://schema.org/EventScheduled',
+    eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+    location: place(entry.centre),
+    organizer: { '@type': 'Organization', name: c.name, url: c.url },
+    maximumAttendeeCapacity: entry.record.capacity,
+    remainingAttendeeCapacity: s.spotsAvailable,
+    offers: {
+      '@type': 'Offer',
+      price: s.priceEuros,
+      priceCurrency: 'EUR',
+      availability: availability(s.spotsAvailable),
+      url: pageUrl,
+    },
+  };
+}
+
+export function centreJsonLd(centre: CentreEntry, pageUrl: string) {
+  const c = centre.view;
+  return {
+    '@context': 'https://schema.org',
+    ...place(centre),
+    '@type': 'LocalBusiness',
+    url: pageUrl,
+    identifier: c.agrementNumber,
+    description: `Centre agréé par la préfecture (agrément ${c.agrementNumber}) pour les stages de récupération de points.`,
+  };
+}
