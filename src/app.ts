@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -13,6 +12,7 @@ import type { Database } from './db/connect.js';
 import { registerOpenApi, registerOpenApiRoute } from './discovery/openapi.js';
 import { discoveryRoutes } from './discovery/routes.js';
 import { healthRoutes } from './health/routes.js';
+import { clientErrorHandler, frameworkErrors, requestIdFrom } from './http/client-errors.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
@@ -47,8 +47,11 @@ function trustProxySetting(setting: number | string[]): string[] | ((address: st
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // The caller's x-request-id is kept only when short and plain: it is echoed and logged.
+    requestIdHeader: false,
+    genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
+    frameworkErrors: frameworkErrors(config.publicBaseUrl),
+    clientErrorHandler: clientErrorHandler(config.publicBaseUrl),
     bodyLimit: 64 * 1024,
     // Without TRUST_PROXY, X-Forwarded-For is ignored: nobody picks their own rate-limit bucket.
     ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxySetting(config.trustProxy) }),
@@ -83,6 +86,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       'link',
     ],
     maxAge: 86_400,
+    // A bare OPTIONS (no preflight headers) gets an ordinary 204 with the CORS headers, not a
+    // plain-text 400.
+    strictPreflight: false,
   });
   registerErrorHandling(app);
   // Before any route: the limiter attaches itself to each route as it is added.

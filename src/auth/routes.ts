@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/unavailable.js';
 import { problem, sendProblem } from '../http/problem.js';
 import { RATE_LIMITED } from '../http/rate-limit.js';
 import { parseClientMetadata } from './client-metadata.js';
@@ -69,6 +70,19 @@ export function oauthRoutes(urls: AuthUrls) {
 
     app.setErrorHandler((err: FastifyError, request, reply) => {
       if (err instanceof OAuthError) return sendOAuthError(reply, err);
+      if (isDatabaseUnavailable(err)) {
+        // RFC 6749 §5.2 has no 503 error code; temporarily_unavailable (§4.1.2.1) says "retry later".
+        request.log.warn({ err: err.message }, 'database unavailable; answered 503');
+        reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS);
+        return sendOAuthError(
+          reply,
+          new OAuthError(
+            503,
+            'temporarily_unavailable',
+            'The service cannot reach its database right now. Retry shortly.',
+          ),
+        );
+      }
       const mapped = toOAuthError(err, request);
       if (mapped) return sendOAuthError(reply, mapped);
       request.log.error({ err }, 'oauth request failed');
