@@ -73,8 +73,11 @@ export class CircuitBreaker {
       else this.succeeded();
       done(err, result);
     };
+    // When the timer fires, an answer may already be waiting in the socket, unread because the
+    // event loop was busy (a loaded server). Decide after the poll phase has read it (setImmediate),
+    // so that a slow process is never mistaken for a hung dependency.
     const timer = setTimeout(
-      () => finish(new Error(`${this.what} did not answer within ${this.options.timeoutMs} ms`)),
+      () => setImmediate(() => finish(new Error(`${this.what} did not answer within ${this.options.timeoutMs} ms`))),
       this.options.timeoutMs,
     );
     try {

@@ -40,10 +40,10 @@ declare module 'fastify' {
 
 // A hung Redis is detected after this many slow or failed calls in a row, then left alone for
 // BREAKER_OPEN_MS before one background probe asks again. Redis answers in well under a
-// millisecond here; 200 ms means it is not answering.
-const BREAKER_THRESHOLD = 3;
+// millisecond here; 250 ms means it is not answering.
+export const BREAKER_THRESHOLD = 5;
 const BREAKER_OPEN_MS = 2000;
-const BREAKER_TIMEOUT_MS = 200;
+const BREAKER_TIMEOUT_MS = 250;
 
 /** The bucket of a request: its client when it presented a valid token, else its address. */
 function bucket(request: FastifyRequest): string {
