@@ -111,6 +111,7 @@ export function oauthRoutes(urls: AuthUrls) {
         tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
         createdAt: now,
       });
+      app.knownClients.remember(clientId);
       request.log.info({ clientId }, 'oauth client registered');
       return reply
         .code(201)
