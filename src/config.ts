@@ -13,6 +13,25 @@ const positiveInt = (name: string) =>
     .int(`${name} must be a whole number`)
     .min(1, `${name} must be at least 1`);
 
+/** A comma-separated list of browser origins, or `*`. */
+const originList = (name: string) =>
+  z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z.union([z.literal('*'), z.url({ protocol: /^[a-z][a-z0-9+.-]*$/ }).transform((u) => new URL(u).origin)], {
+          error: `${name} must be a comma-separated list of origins (https://app.example) or *`,
+        }),
+      ),
+    )
+    .optional();
+
 const EnvSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -60,22 +79,8 @@ const EnvSchema = z
       .string()
       .regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL')
       .optional(),
-    MCP_ALLOWED_ORIGINS: z
-      .string()
-      .transform((v) =>
-        v
-          .split(',')
-          .map((o) => o.trim())
-          .filter(Boolean),
-      )
-      .pipe(
-        z.array(
-          z.union([z.literal('*'), z.url({ protocol: /^[a-z][a-z0-9+.-]*$/ }).transform((u) => new URL(u).origin)], {
-            error: 'MCP_ALLOWED_ORIGINS must be a comma-separated list of origins (https://app.example) or *',
-          }),
-        ),
-      )
-      .optional(),
+    MCP_ALLOWED_ORIGINS: originList('MCP_ALLOWED_ORIGINS'),
+    OAUTH_REGISTRATION_ORIGINS: originList('OAUTH_REGISTRATION_ORIGINS'),
   })
   .transform((env) => {
     const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
@@ -102,6 +107,12 @@ const EnvSchema = z
       trustProxy: env.TRUST_PROXY,
       /** Browser origins allowed to call POST /api/mcp (DNS-rebinding protection); '*' allows any. */
       mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
+      /**
+       * Browser origins allowed to register OAuth clients (CORS and an Origin check); requests
+       * without Origin (agents, servers) always may. Default: the MCP browser origins.
+       */
+      oauthRegistrationOrigins: env.OAUTH_REGISTRATION_ORIGINS ??
+        env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */
       signingKey: env.SIGNING_KEY,
     };

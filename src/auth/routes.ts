@@ -97,7 +97,27 @@ export function oauthRoutes(urls: AuthUrls) {
       return sendOAuthError(reply, new OAuthError(405, 'invalid_request', 'Use POST.'));
     };
 
-    app.post(REGISTER_PATH, { bodyLimit: OAUTH_BODY_LIMIT }, async (request, reply) => {
+    // Registration is open to every agent, but not to every web page: a page could otherwise
+    // spend its visitors' addresses' registration budgets and mint clients from their browsers.
+    // Browser origins on OAUTH_REGISTRATION_ORIGINS get CORS (preflight included); any other
+    // Origin is refused before anything is written. The token endpoint stays open to every
+    // origin: it needs a secret the page already holds, and no cookie or ambient credential.
+    const registrationOrigins = app.config.oauthRegistrationOrigins;
+    const anyOrigin = registrationOrigins.includes('*');
+    const registrationCors = { cors: { origin: anyOrigin ? '*' : registrationOrigins } };
+    const originAllowed = (origin: string | undefined) =>
+      origin === undefined || anyOrigin || registrationOrigins.includes(origin);
+    app.options(REGISTER_PATH, { config: registrationCors }, async (_request, reply) =>
+      reply.code(204).header('allow', 'POST, OPTIONS').send(),
+    );
+
+    app.post(REGISTER_PATH, { bodyLimit: OAUTH_BODY_LIMIT, config: registrationCors }, async (request, reply) => {
+      if (!originAllowed(request.headers.origin))
+        throw new OAuthError(
+          403,
+          'invalid_request',
+          'Client registration from this browser origin is not allowed; register from your own server or agent.',
+        );
       if (mediaType(request) !== 'application/json')
         throw new OAuthError(415, 'invalid_request', 'Content-Type must be application/json.');
       const metadata = parseClientMetadata(request.body);
