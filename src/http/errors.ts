@@ -98,6 +98,11 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** The methods a path has routes for (static paths; the service's public paths all are). */
 function allowedMethods(app: FastifyInstance, path: string): string[] {
   const url = path.replace(/\/{2,}/g, '/').replace(/(.)\/+$/, '$1');
-  if (url.length > 200) return [];
-  return METHODS.filter((method) => app.hasRoute({ method, url }));
+  // hasRoute reads its url as a route pattern ("*", ":x", "(regex)"): only plain paths are asked.
+  if (url.length > 200 || !/^[A-Za-z0-9._~/-]+$/.test(url)) return [];
+  try {
+    return METHODS.filter((method) => app.hasRoute({ method, url }));
+  } catch {
+    return [];
+  }
 }

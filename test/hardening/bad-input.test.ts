@@ -155,6 +155,14 @@ describe('methods', () => {
     expect(res.json()).toMatchObject({ status: 405, code: 'method_not_allowed', title: 'Method Not Allowed' });
   });
 
+  it('answers paths that look like route patterns with a 404 (found by npm run fuzz, seed 49151674)', async () => {
+    for (const url of ['/api/*T6%20m(xU', '/api/:id', '/api/stages(x)', '/*']) {
+      const res = await t.app.inject({ method: 'POST', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json().code).toBe('not_found');
+    }
+  });
+
   it('answers a bare OPTIONS (no preflight headers) with 204 and the CORS headers', async () => {
     const res = await t.app.inject({ method: 'OPTIONS', url: '/api/stages' });
     expect(res.statusCode).toBe(204);
