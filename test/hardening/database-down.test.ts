@@ -1,8 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { oauthClients } from '../../src/db/schema.js';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { TEST_DB } from '../helpers/database.js';
+import { buildTestApp, type TestApp, testConfig } from '../helpers/app.js';
+import { openTestDatabase, TEST_DB, type TestDatabase } from '../helpers/database.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -11,14 +13,14 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** Cuts the database off under the running app; returns how to bring it back (PostgreSQL only). */
-async function takeDatabaseDown(): Promise<() => Promise<void>> {
+async function takeDatabaseDown(db: TestDatabase = t.db): Promise<() => Promise<void>> {
   if (TEST_DB === 'pglite') {
     // The embedded database lives in the process: closing it is its outage.
-    await t.db.database.close();
+    await db.database.close();
     return async () => {};
   }
-  const name = new URL(t.db.url as string).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: t.db.url?.replace(`/${name}`, '/test') });
+  const name = new URL(db.url as string).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: db.url?.replace(`/${name}`, '/test') });
   await admin.connect();
   await admin.query(`alter database ${name} allow_connections false`);
   await admin.query(
@@ -68,6 +70,43 @@ describe('writes while the database is down', () => {
     if (TEST_DB === 'postgres') {
       expect((await register()).statusCode).toBe(201);
       expect((await token(client_id, client_secret)).statusCode).toBe(200);
+    }
+  });
+});
+
+describe('any route that needs the database while it is down', () => {
+  it('answers problem+json 503 with Retry-After, not a 500 (the mapping every door reuses)', async () => {
+    // A throwaway route on its own instance that writes, as the admin API's routes will.
+    const db = await openTestDatabase();
+    const app = await buildApp(testConfig(), { database: db.database, logger: false });
+    app.post('/test/write', async () => {
+      await db.database.db.insert(oauthClients).values({
+        clientId: 'cl_outage_probe_0000000000',
+        secretHash: 'x',
+        clientName: 'probe',
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        createdAt: new Date(),
+      });
+      return { ok: true };
+    });
+    await app.ready();
+    try {
+      const bringBack = await takeDatabaseDown(db);
+      const res = await app.inject({ method: 'POST', url: '/test/write' });
+      await bringBack();
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.json()).toEqual({
+        type: 'about:blank',
+        title: 'Service Unavailable',
+        status: 503,
+        code: 'database_unavailable',
+        detail: 'The database is unavailable right now. Retry after a few seconds.',
+      });
+    } finally {
+      await app.close();
+      await db.dispose();
     }
   });
 });
