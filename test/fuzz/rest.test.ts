@@ -39,7 +39,9 @@ describe('fuzz: REST query strings and paths', () => {
     await fuzz(fc.tuple(method, fc.array(segment, { maxLength: 4 })), async ([m, segments]) => {
       const path = `/${segments.map((s) => encodeURIComponent(s)).join('/')}`;
       const res = await t.app.inject({ method: m, url: path });
-      if (path.startsWith('/api/mcp') || path.startsWith('/api/oauth')) expect(res.statusCode).toBeLessThan(500);
+      // The router ignores duplicate slashes: /api//mcp is the MCP door, with its own format.
+      const routed = path.replace(/\/{2,}/g, '/');
+      if (routed.startsWith('/api/mcp') || routed.startsWith('/api/oauth')) expect(res.statusCode).toBeLessThan(500);
       else if (m !== 'HEAD') expectCleanAnswer(res, 'problem');
     });
   });
