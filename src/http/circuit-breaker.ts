@@ -87,6 +87,11 @@ export class CircuitBreaker {
     }
   }
 
+  /** Closes the breaker: the dependency is known to answer again (it reconnected). */
+  reset(): void {
+    this.succeeded();
+  }
+
   private succeeded(): void {
     this.failures = 0;
     this.probing = false;

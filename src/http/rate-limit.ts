@@ -83,6 +83,8 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     redis.on('ready', () => {
       if (reported !== 'up') app.log.info('rate limiting: Redis store connected');
       reported = 'up';
+      // A fresh connection answered: no need to wait for the breaker's next probe.
+      breaker?.reset();
     });
     redis.on('error', (err) => {
       if (reported !== 'down')
