@@ -9,6 +9,9 @@
  *   batch       what one anonymous address can get through /api/mcp in one window with JSON-RPC
  *               batches of 100 calls (refused) and of 10 (each call counted).
  *   forged      forged bearer tokens from one address: how many are verified before 429s.
+ *   health      a flood of GET /api/health on PostgreSQL (its own database, stages_drill, created on
+ *               DRILL_POSTGRES_URL, default the local server): requests/s, and database transactions
+ *               per second as pg_stat_database counts them.
  *
  * Options: DRILL (comma-separated names, default all), DRILL_DURATION seconds per phase (default
  * 5), DRILL_CONNECTIONS (default 20), DRILL_SERVICE_DIR (another checkout to drill, e.g. an older
@@ -22,7 +25,7 @@ import autocannon from 'autocannon';
 
 const DURATION = Number(process.env.DRILL_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.DRILL_CONNECTIONS ?? 20);
-const ONLY = (process.env.DRILL ?? 'redis-hang,batch,forged').split(',');
+const ONLY = (process.env.DRILL ?? 'redis-hang,batch,forged,health').split(',');
 const SERVICE_DIR = resolve(process.env.DRILL_SERVICE_DIR ?? '.');
 const DATA_DIR = resolve('.drill-data');
 const SERVICE_PORT = 4580;
@@ -197,7 +200,40 @@ async function forged() {
   }
 }
 
-const drills: Record<string, () => Promise<void>> = { 'redis-hang': redisHang, batch, forged };
+async function healthFlood() {
+  const server = process.env.DRILL_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const { default: pg } = await import('pg');
+  const creator = new pg.Client({ connectionString: server });
+  await creator.connect();
+  if ((await creator.query("select 1 from pg_database where datname = 'stages_drill'")).rowCount === 0)
+    await creator.query('create database stages_drill');
+  await creator.end();
+  const url = new URL(server);
+  url.pathname = '/stages_drill';
+  const service = await startService({ DATABASE_URL: url.toString(), RATE_LIMIT: 'on' });
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    const commits = async () =>
+      Number(
+        (await admin.query('select xact_commit from pg_stat_database where datname = current_database()')).rows[0]
+          .xact_commit,
+      );
+    await load('/api/health', { duration: 1 });
+    const before = await commits();
+    const result = await load('/api/health');
+    // Backends report to pg_stat_database once idle for a moment: wait for them.
+    await new Promise((r) => setTimeout(r, 3000));
+    const queries = (await commits()) - before;
+    console.log(`\nhealth: GET /api/health on PostgreSQL (${CONNECTIONS} connections, ${DURATION} s)`);
+    console.table([{ ...result, 'database transactions/s (whole database)': Math.round(queries / DURATION) }]);
+  } finally {
+    await admin.end();
+    await stop(service);
+  }
+}
+
+const drills: Record<string, () => Promise<void>> = { 'redis-hang': redisHang, batch, forged, health: healthFlood };
 for (const name of ONLY) {
   const drill = drills[name];
   if (!drill) throw new Error(`unknown drill ${name}; known: ${Object.keys(drills).join(', ')}`);

@@ -24,6 +24,7 @@ const UNAVAILABLE_ERRNOS = new Set([
 const UNAVAILABLE_MESSAGES = [
   /^Connection terminated/, // pg: the server went away mid-query, or the connect timed out
   /timeout exceeded when trying to connect/, // pg.Pool: no connection within connectionTimeoutMillis
+  /^Query read timeout/, // pg: no answer within query_timeout (a hung server)
   /is not queryable/, // pg: a client that already lost its connection
   /is not currently accepting connections/,
   /^PGlite is closed/, // embedded database closed under the app (shutdown)
