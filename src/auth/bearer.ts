@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addressBucket } from '../http/rate-limit.js';
 import { InvalidTokenError } from './access-tokens.js';
 import { ANONYMOUS } from './identity.js';
 import { decorateIdentity } from './plugin.js';
@@ -45,7 +46,7 @@ export function registerBearerAuth(scope: FastifyInstance): void {
       await scope.chargeRateLimit(request, reply);
     } catch (err) {
       if (spentUntil.size >= MAX_SPENT_ADDRESSES) spentUntil.clear();
-      spentUntil.set(request.ip, Date.now() + Number(reply.getHeader('retry-after') ?? 1) * 1000);
+      spentUntil.set(addressBucket(request), Date.now() + Number(reply.getHeader('retry-after') ?? 1) * 1000);
       throw err;
     }
     return refuse(reply, resourceMetadata, text);
@@ -56,10 +57,11 @@ export function registerBearerAuth(scope: FastifyInstance): void {
       request.identity = ANONYMOUS;
       return;
     }
-    const spent = spentUntil.get(request.ip);
+    const address = addressBucket(request);
+    const spent = spentUntil.get(address);
     if (spent !== undefined) {
       if (spent > Date.now()) await scope.chargeRateLimit(request, reply);
-      spentUntil.delete(request.ip);
+      spentUntil.delete(address);
     }
     if (header.length > MAX_TOKEN_LENGTH + 10) return refuseCounted(request, reply, 'The access token is malformed.');
     const match = BEARER.exec(header);

@@ -49,7 +49,11 @@ const BREAKER_TIMEOUT_MS = 250;
 function bucket(request: FastifyRequest): string {
   const identity = request.identity;
   if (identity?.kind === 'client') return `client:${identity.clientId}`;
-  // IPv6 clients usually hold a whole /64: count it as one address.
+  return addressBucket(request);
+}
+
+/** The anonymous bucket of a request's address. IPv6 clients usually hold a whole /64: one address. */
+export function addressBucket(request: FastifyRequest): string {
   return `ip:${normalizeIP(request.ip, IPV6_BUCKET_PREFIX)}`;
 }
 

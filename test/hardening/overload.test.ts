@@ -92,6 +92,22 @@ describe('refusals count against the budget', () => {
     const last = await forged(9);
     expect(last.json()).toMatchObject({ error: { code: -32000 } });
     expect(last.json().error.message).toMatch(/Rate limit reached for this address/);
+    // Rotating addresses inside one IPv6 /64 buys no more signature checks than one address.
+    const before = verifications;
+    const v6 = [];
+    for (let i = 1; i <= 6; i++)
+      v6.push(
+        (
+          await post(
+            t.app,
+            call(1),
+            { authorization: `Bearer ${'a'.repeat(20)}.${'b'.repeat(20)}.c${i}` },
+            `2001:db8:7::${i}`,
+          )
+        ).statusCode,
+      );
+    expect(v6).toEqual([401, 401, 401, 429, 429, 429]);
+    expect(verifications - before).toBe(4);
     // And the address's anonymous calls share that spent budget.
     expect((await post(t.app, call(2))).statusCode).toBe(429);
     expect((await post(t.app, call(2), {}, '198.51.100.21')).statusCode).toBe(200);
