@@ -7,7 +7,7 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerBearerAuth } from '../auth/bearer.js';
 import type { ToolContext } from './context.js';
-import { checkBatch, checkInitialize } from './request-guards.js';
+import { checkBatch, checkParams } from './request-guards.js';
 import { createMcpServer } from './server.js';
 
 export const MCP_PATH = '/api/mcp';
@@ -137,8 +137,8 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
         if (typeof batch !== 'number') return jsonRpcError(reply, 400, batch.code, batch.message);
         await request.server.chargeRateLimit(request, reply, batch - 1);
       }
-      const badInitialize = checkInitialize(parsedBody);
-      if (badInitialize) return jsonRpcError(reply, 200, badInitialize.code, badInitialize.message, badInitialize.id);
+      const badParams = checkParams(parsedBody);
+      if (badParams) return jsonRpcError(reply, 200, badParams.code, badParams.message, badParams.id);
       const identity = request.identity;
       const authInfo: AuthInfo | undefined =
         identity.kind === 'client'

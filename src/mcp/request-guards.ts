@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 /**
  * Checks on a parsed JSON-RPC body made before the SDK sees it: what one request may cost, and
- * a clear -32602 where the SDK would answer a malformed `initialize` with -32603 and a raw
- * validation dump.
+ * a short -32602 where the SDK would answer a malformed `initialize` (-32603) or `tools/call`
+ * (-32602) with a raw validation dump.
  */
 
 /** Most messages one JSON-RPC batch may carry (2025-03-26 clients only; later revisions have none). */
@@ -59,15 +59,24 @@ const InitializeParams = z.object({
   ),
 });
 
-/** A short -32602 for an `initialize` whose params are missing or wrongly typed. */
-export function checkInitialize(message: unknown): GuardRefusal | undefined {
-  if (typeof message !== 'object' || message === null || (message as { method?: unknown }).method !== 'initialize')
-    return undefined;
-  const params = (message as { params?: unknown }).params;
-  const parsed = InitializeParams.safeParse(params);
+const ToolsCallParams = z.object({
+  name: z.string({ error: 'name must be a string' }),
+  arguments: z.record(z.string(), z.unknown(), { error: 'arguments must be an object' }).optional(),
+});
+
+/** Params schemas of the methods whose malformed params the SDK would answer with a raw dump. */
+const PARAMS: Record<string, z.ZodType> = { initialize: InitializeParams, 'tools/call': ToolsCallParams };
+
+/** A short -32602 for an `initialize` or `tools/call` whose params are missing or wrongly typed. */
+export function checkParams(message: unknown): GuardRefusal | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const method = (message as { method?: unknown }).method;
+  const schema = typeof method === 'string' ? PARAMS[method] : undefined;
+  if (!schema || !('id' in message)) return undefined;
+  const parsed = schema.safeParse((message as { params?: unknown }).params);
   if (parsed.success) return undefined;
   const reasons = [
     ...new Set(parsed.error.issues.map((i) => (i.path.length === 0 ? 'params must be an object' : i.message))),
   ];
-  return { code: INVALID_PARAMS, message: `Invalid initialize params: ${reasons.join('; ')}.`, id: idOf(message) };
+  return { code: INVALID_PARAMS, message: `Invalid ${method} params: ${reasons.join('; ')}.`, id: idOf(message) };
 }

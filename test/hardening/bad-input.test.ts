@@ -110,6 +110,26 @@ describe('MCP initialize with wrongly typed params', () => {
   });
 });
 
+describe('MCP tools/call with wrongly typed params', () => {
+  it.each([
+    [{ name: 5 }, 'name must be a string'],
+    [{ name: 'search_stages', arguments: 'dept=69' }, 'arguments must be an object'],
+    [{}, 'name must be a string'],
+  ])('answers -32602 with a short message (%j)', async (params, reason) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/mcp',
+      headers: { 'content-type': 'application/json' },
+      payload: { jsonrpc: '2.0', id: 7, method: 'tools/call', params },
+    });
+    expect(res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32602, message: `Invalid tools/call params: ${reason}.` },
+    });
+  });
+});
+
 describe('requests the HTTP parser refuses', () => {
   it('answers raw non-ASCII bytes in the URL with problem+json and the promised headers', async () => {
     const res = await raw(
