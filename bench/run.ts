@@ -35,7 +35,7 @@ async function firstLine(child: ChildProcess, match: RegExp, timeoutMs: number):
 }
 
 async function startService(port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['dist/server.js'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

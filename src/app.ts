@@ -1,5 +1,5 @@
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
@@ -11,12 +11,17 @@ import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { registerOpenApi, registerOpenApiRoute } from './discovery/openapi.js';
 import { discoveryRoutes } from './discovery/routes.js';
+import { docsRoutes } from './docs/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { clientErrorHandler, frameworkErrors, requestIdFrom } from './http/client-errors.js';
 import { registerErrorHandling } from './http/errors.js';
+import { registerLifecycle } from './http/lifecycle.js';
+import { registerMetrics } from './http/metrics.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { registerRequestLog } from './http/request-log.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerMcp } from './mcp/plugin.js';
+import { MCP_TOOL_NAMES } from './mcp/server.js';
 import { registerServerCard } from './mcp/server-card.js';
 
 declare module 'fastify' {
@@ -35,7 +40,7 @@ export interface AppDeps {
   /** The articles; read from content/articles when absent. */
   articles?: ArticleLibrary;
   /** Pino logger options or false; defaults to the configured level. */
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
 }
 
 /** A hop count trusts that many proxies nearest the server; a list trusts those addresses and ranges. */
@@ -52,7 +57,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
     frameworkErrors: frameworkErrors(config.publicBaseUrl),
     clientErrorHandler: clientErrorHandler(config.publicBaseUrl),
+    // One sampled line per request instead (http/request-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 64 * 1024,
+    // While shutting down, requests already on open connections are still answered (with
+    // `Connection: close`, see http/lifecycle.ts) rather than refused with a 503.
+    return503OnClosing: false,
     // Without TRUST_PROXY, X-Forwarded-For is ignored: nobody picks their own rate-limit bucket.
     ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxySetting(config.trustProxy) }),
     // Ignore a trailing slash and duplicate slashes rather than answering 404.
@@ -69,6 +79,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('catalogue', catalogue);
   app.addHook('onClose', async () => catalogue.close());
 
+  registerLifecycle(app);
+  registerRequestLog(app, config.logSampleReads);
+  registerMetrics(app, config.metrics !== undefined, MCP_TOOL_NAMES);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -99,6 +112,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(healthRoutes);
   await registerAuth(app);
   await app.register(discoveryRoutes);
+  await app.register(docsRoutes);
   const articles = deps.articles ?? (await ArticleLibrary.load());
   await registerMcp(app, { catalogue, articles, clock: app.clock, platformName: config.platformName });
   registerServerCard(app);

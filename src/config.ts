@@ -52,6 +52,28 @@ const EnvSchema = z
         error: 'SIGNING_KEY must be an EC P-256 private key: a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----) or a JWK',
       })
       .optional(),
+    LOG_SAMPLE_READS: z.coerce
+      .number({ error: 'LOG_SAMPLE_READS must be a number from 0 to 1' })
+      .min(0, 'LOG_SAMPLE_READS must be a number from 0 to 1')
+      .max(1, 'LOG_SAMPLE_READS must be a number from 0 to 1')
+      .default(0.1),
+    METRICS_PORT: z.coerce
+      .number({ error: 'METRICS_PORT must be a TCP port number' })
+      .int('METRICS_PORT must be a TCP port number')
+      .min(1, 'METRICS_PORT must be between 1 and 65535')
+      .max(65535, 'METRICS_PORT must be between 1 and 65535')
+      .optional(),
+    METRICS_HOST: z.string().min(1).optional(),
+    SHUTDOWN_GRACE_SECONDS: z.coerce
+      .number({ error: 'SHUTDOWN_GRACE_SECONDS must be a number of seconds' })
+      .min(0, 'SHUTDOWN_GRACE_SECONDS must be 0 or more')
+      .max(300, 'SHUTDOWN_GRACE_SECONDS must be at most 300')
+      .default(1),
+    SHUTDOWN_TIMEOUT_SECONDS: z.coerce
+      .number({ error: 'SHUTDOWN_TIMEOUT_SECONDS must be a number of seconds' })
+      .min(1, 'SHUTDOWN_TIMEOUT_SECONDS must be at least 1')
+      .max(3600, 'SHUTDOWN_TIMEOUT_SECONDS must be at most 3600')
+      .default(30),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     RATE_LIMIT: z.enum(['on', 'off'], { error: 'RATE_LIMIT must be on or off' }).default('on'),
     RATE_LIMIT_WINDOW_SECONDS: positiveInt('RATE_LIMIT_WINDOW_SECONDS').default(60),
@@ -82,6 +104,10 @@ const EnvSchema = z
     MCP_ALLOWED_ORIGINS: originList('MCP_ALLOWED_ORIGINS'),
     OAUTH_REGISTRATION_ORIGINS: originList('OAUTH_REGISTRATION_ORIGINS'),
   })
+  .refine((env) => env.METRICS_PORT === undefined || env.METRICS_PORT !== env.PORT, {
+    path: ['METRICS_PORT'],
+    error: 'METRICS_PORT must differ from PORT: metrics are never served on the public port',
+  })
   .transform((env) => {
     const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
     return {
@@ -94,6 +120,8 @@ const EnvSchema = z
       demoCatalogue: env.DEMO_CATALOGUE,
       platformName: env.PLATFORM_NAME,
       logLevel: env.LOG_LEVEL,
+      /** Share of successful reads that get a request log line; errors and writes always do. */
+      logSampleReads: env.LOG_SAMPLE_READS,
       rateLimit: {
         enabled: env.RATE_LIMIT === 'on',
         windowMs: env.RATE_LIMIT_WINDOW_SECONDS * 1000,
@@ -115,6 +143,14 @@ const EnvSchema = z
         env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */
       signingKey: env.SIGNING_KEY,
+      /** Prometheus metrics on a listener of their own; off unless METRICS_PORT is set. */
+      metrics:
+        env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST ?? env.HOST },
+      /** SIGTERM/SIGINT: keep answering (health `draining`) for graceMs, then finish within timeoutMs. */
+      shutdown: {
+        graceMs: env.SHUTDOWN_GRACE_SECONDS * 1000,
+        timeoutMs: env.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+      },
     };
   });
 

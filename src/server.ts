@@ -1,49 +1,77 @@
+import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { dateIn, systemClock } from './catalogue/clock.js';
 import { loadDemoCatalogue } from './catalogue/demo/load.js';
 import { countCentres } from './catalogue/repository.js';
-import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/connect.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Database, openDatabase } from './db/connect.js';
+import { gracefulShutdown } from './http/lifecycle.js';
+import { startMetricsServer } from './http/metrics.js';
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const database = await openDatabase(config.database);
+// Run as a child by the first start on the embedded database: create it, migrate, load the demo, exit.
+const PREPARE_ONLY = '--prepare-only';
+
+/** Applies the migrations and, when the catalogue is empty and the demo is wanted, loads the demo. */
+async function prepare(config: Config, database: Database): Promise<void> {
   await database.migrate();
   if (config.demoCatalogue && (await countCentres(database.db)) === 0) {
     const result = await loadDemoCatalogue(database.db, { today: dateIn(systemClock.now()), onlyIfEmpty: true });
     if (result.loaded)
       console.log(`Loaded the demo catalogue: ${result.centres} centres, ${result.sessions} sessions.`);
   }
+}
+
+/**
+ * Creating an embedded database runs initdb inside PGlite's WebAssembly memory, which grows to
+ * about 1 GB and is never given back. Doing it (and the demo load) in a short-lived child process
+ * leaves the server itself at the size of a restart.
+ */
+async function prepareEmbeddedInChild(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  const script = process.argv[1];
+  if (!script) return;
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = fork(script, [PREPARE_ONLY], { stdio: 'inherit' });
+    child.once('error', reject);
+    child.once('exit', (status) => resolve(status));
+  });
+  if (code !== 0) throw new Error(`preparing the embedded database in ${dataDir} failed (exit status ${code})`);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (process.argv.includes(PREPARE_ONLY)) {
+    const database = await openDatabase(config.database);
+    await prepare(config, database);
+    await database.close();
+    return;
+  }
+  if (config.database.kind === 'pglite') await prepareEmbeddedInChild(config.database.dataDir);
+  const database = await openDatabase(config.database);
+  await prepare(config, database);
 
   const app = await buildApp(config, { database });
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => {
-      app.log.error('shutdown took over 10 s; exiting');
-      process.exit(1);
-    }, 10_000);
-    force.unref();
-    try {
-      await app.close();
+  const metricsServer = config.metrics
+    ? await startMetricsServer(app, config.metrics.port, config.metrics.host)
+    : undefined;
+  const stop = gracefulShutdown(app, {
+    ...config.shutdown,
+    afterClose: async () => {
+      metricsServer?.closeAllConnections();
+      metricsServer?.close();
       await database.close();
-      process.exit(0);
-    } catch (err) {
-      app.log.error({ err }, 'error during shutdown');
-      process.exit(1);
-    }
-  };
+    },
+  });
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
   const base = config.publicBaseUrl;
-  console.log(
-    `\nStages API listening on ${base} (${database.kind === 'pglite' ? `embedded database in ${config.database.kind === 'pglite' ? config.database.dataDir : ''}` : 'PostgreSQL'})`,
-  );
+  const where = config.database.kind === 'pglite' ? `embedded database in ${config.database.dataDir}` : 'PostgreSQL';
+  console.log(`\nStages API listening on ${base} (${where})`);
+  if (config.metrics) console.log(`Metrics: http://${config.metrics.host}:${config.metrics.port}/metrics`);
   console.log(
     `Try: curl '${base}/api/stages?dept=69&limit=3'   ·   docs: ${base}/openapi.json   ·   ${base}/llms.txt\n`,
   );

@@ -58,7 +58,10 @@ export function protectedResourceMetadata(urls: AuthUrls, resource: string, reso
 
 /** RFC 9727 API catalog: one linkset entry per API (the REST interface, the MCP server). */
 export function apiCatalog(base: string) {
-  const doc = [{ href: `${base}/llms.txt`, type: 'text/markdown' }];
+  const doc = [
+    { href: `${base}/docs`, type: 'text/html' },
+    { href: `${base}/llms.txt`, type: 'text/markdown' },
+  ];
   const status = [{ href: `${base}/api/health`, type: 'application/json' }];
   return {
     linkset: [

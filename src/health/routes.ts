@@ -5,7 +5,9 @@ import { cachedProbe } from './cached-probe.js';
 
 export const HealthSchema = z
   .object({
-    status: z.enum(['ok', 'unavailable']).describe('"ok" when the service and its database work.'),
+    status: z
+      .enum(['ok', 'unavailable', 'draining'])
+      .describe('"ok" when the service and its database work; "draining" while the instance shuts down.'),
     version: z.string().describe('Service version.'),
     database: z.object({
       kind: z.enum(['pglite', 'postgres']).describe('Embedded PGlite or a PostgreSQL server.'),
@@ -53,7 +55,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['health'],
         response: {
           200: HealthSchema.describe('Service and database operational.'),
-          503: HealthSchema.describe('Database unavailable.'),
+          503: HealthSchema.describe('Database unavailable, or the instance is shutting down (`draining`).'),
         },
       },
     },
@@ -61,11 +63,13 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       const { up, latencyMs } = await probe();
       const snapshot = app.catalogue.snapshot;
       const rateLimit = app.rateLimitStatus();
+      // Draining wins over everything: load balancers must stop sending here at once.
+      const draining = app.lifecycle.draining;
       return reply
-        .code(up ? 200 : 503)
+        .code(up && !draining ? 200 : 503)
         .header('cache-control', 'no-store')
         .send({
-          status: up ? 'ok' : 'unavailable',
+          status: draining ? 'draining' : up ? 'ok' : 'unavailable',
           version: SERVICE_VERSION,
           database: {
             kind: app.database.kind,

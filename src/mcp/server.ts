@@ -8,6 +8,15 @@ import { registerSearchStages } from './tools/search-stages.js';
 
 export const MCP_SERVER_NAME = 'stages-recup-points';
 
+/** Every tool the server registers (metrics label calls by these names; a test checks the list). */
+export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set([
+  'search_stages',
+  'check_availability',
+  'get_centre',
+  'list_articles',
+  'get_article',
+]);
+
 const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). All data is public and read-only. Never try to book or pay: give the user the bookingUrl, where they book themselves.`;
 
 /**

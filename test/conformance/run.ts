@@ -49,7 +49,7 @@ function notApplicable(check: Check): string | undefined {
 }
 
 async function startService(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['dist/server.js'], {
     env: {
       ...process.env,
       PORT: String(port),

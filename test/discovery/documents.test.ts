@@ -88,7 +88,10 @@ describe('API catalog (RFC 9727)', () => {
     expect(rest['service-desc']).toEqual([
       { href: `${BASE_URL}/openapi.json`, type: 'application/vnd.oai.openapi+json;version=3.1' },
     ]);
-    expect(rest['service-doc'][0].href).toBe(`${BASE_URL}/llms.txt`);
+    expect(rest['service-doc']).toEqual([
+      { href: `${BASE_URL}/docs`, type: 'text/html' },
+      { href: `${BASE_URL}/llms.txt`, type: 'text/markdown' },
+    ]);
     expect(rest.status[0].href).toBe(`${BASE_URL}/api/health`);
     const mcp = linkset.find((l: { anchor: string }) => l.anchor === `${BASE_URL}/api/mcp`);
     expect(mcp['service-meta'][0].href).toBe(`${BASE_URL}/.well-known/mcp/server-card.json`);

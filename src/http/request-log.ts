@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+
+// Long enough to show any real query; a hostile 16 KB URL is not copied into every log line.
+const MAX_LOGGED_URL = 512;
+
+/**
+ * One log line per request, written when it is answered (Fastify's own logging writes two, and
+ * serialises the whole request for the first). Every error and every write is logged; successful
+ * reads — the bulk of the traffic — are sampled at `readSampleRate` (1 logs them all).
+ */
+export function registerRequestLog(app: FastifyInstance, readSampleRate: number): void {
+  if (['silent', 'fatal', 'error', 'warn'].includes(app.log.level)) return;
+  app.addHook('onResponse', (request, reply, done) => {
+    const status = reply.statusCode;
+    const read = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
+    if (status < 400 && read && (readSampleRate <= 0 || Math.random() >= readSampleRate)) return done();
+    const url = request.url.length > MAX_LOGGED_URL ? `${request.url.slice(0, MAX_LOGGED_URL)}…` : request.url;
+    const fields = {
+      method: request.method,
+      url,
+      route: request.routeOptions.url,
+      statusCode: status,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ...(status < 400 && read ? { sampled: readSampleRate } : {}),
+    };
+    if (status >= 500) request.log.error(fields, 'request answered');
+    else request.log.info(fields, 'request answered');
+    done();
+  });
+}
