@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -14,6 +13,7 @@ import { registerOpenApi, registerOpenApiRoute } from './discovery/openapi.js';
 import { discoveryRoutes } from './discovery/routes.js';
 import { docsRoutes } from './docs/routes.js';
 import { healthRoutes } from './health/routes.js';
+import { clientErrorHandler, frameworkErrors, requestIdFrom } from './http/client-errors.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerLifecycle } from './http/lifecycle.js';
 import { registerMetrics } from './http/metrics.js';
@@ -53,8 +53,11 @@ function trustProxySetting(setting: number | string[]): string[] | ((address: st
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // The caller's x-request-id is kept only when short and plain: it is echoed and logged.
+    requestIdHeader: false,
+    genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
+    frameworkErrors: frameworkErrors(config.publicBaseUrl),
+    clientErrorHandler: clientErrorHandler(config.publicBaseUrl),
     // One sampled line per request instead (http/request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 64 * 1024,
@@ -97,6 +100,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       'link',
     ],
     maxAge: 86_400,
+    // A bare OPTIONS (no preflight headers) gets an ordinary 204 with the CORS headers, not a
+    // plain-text 400.
+    strictPreflight: false,
   });
   registerErrorHandling(
     app,

@@ -22,6 +22,25 @@ const urlTemplate = (name: string, placeholder: string) =>
     })
     .optional();
 
+/** A comma-separated list of browser origins, or `*`. */
+const originList = (name: string) =>
+  z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z.union([z.literal('*'), z.url({ protocol: /^[a-z][a-z0-9+.-]*$/ }).transform((u) => new URL(u).origin)], {
+          error: `${name} must be a comma-separated list of origins (https://app.example) or *`,
+        }),
+      ),
+    )
+    .optional();
+
 const EnvSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -91,22 +110,8 @@ const EnvSchema = z
       .string()
       .regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL')
       .optional(),
-    MCP_ALLOWED_ORIGINS: z
-      .string()
-      .transform((v) =>
-        v
-          .split(',')
-          .map((o) => o.trim())
-          .filter(Boolean),
-      )
-      .pipe(
-        z.array(
-          z.union([z.literal('*'), z.url({ protocol: /^[a-z][a-z0-9+.-]*$/ }).transform((u) => new URL(u).origin)], {
-            error: 'MCP_ALLOWED_ORIGINS must be a comma-separated list of origins (https://app.example) or *',
-          }),
-        ),
-      )
-      .optional(),
+    MCP_ALLOWED_ORIGINS: originList('MCP_ALLOWED_ORIGINS'),
+    OAUTH_REGISTRATION_ORIGINS: originList('OAUTH_REGISTRATION_ORIGINS'),
     SITE: z.enum(['on', 'off'], { error: 'SITE must be on or off' }).default('on'),
     BOOKING_URL_TEMPLATE: urlTemplate('BOOKING_URL_TEMPLATE', '{id}'),
     CENTRE_URL_TEMPLATE: urlTemplate('CENTRE_URL_TEMPLATE', '{slug}'),
@@ -150,6 +155,12 @@ const EnvSchema = z
       trustProxy: env.TRUST_PROXY,
       /** Browser origins allowed to call POST /api/mcp (DNS-rebinding protection); '*' allows any. */
       mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
+      /**
+       * Browser origins allowed to register OAuth clients (CORS and an Origin check); requests
+       * without Origin (agents, servers) always may. Default: the MCP browser origins.
+       */
+      oauthRegistrationOrigins: env.OAUTH_REGISTRATION_ORIGINS ??
+        env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */
       signingKey: env.SIGNING_KEY,
       /** Whether the service serves its own HTML pages (the site). */

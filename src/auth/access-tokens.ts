@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors, type JWTHeaderParameters, jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../catalogue/clock.js';
+import type { KnownClients } from './known-clients.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, CLOCK_TOLERANCE_SECONDS, READ_SCOPE } from './policy.js';
 import { SIGNING_ALG, type SigningKeyStore } from './signing-keys.js';
 import type { AuthUrls } from './urls.js';
@@ -66,6 +67,8 @@ export class AccessTokens {
     readonly keys: SigningKeyStore,
     private readonly urls: AuthUrls,
     private readonly clock: Clock,
+    /** When given, a token's client must still be registered. */
+    private readonly clients?: KnownClients,
   ) {
     this.audiences = [urls.mcpResource, urls.rootResource];
   }
@@ -124,6 +127,16 @@ export class AccessTokens {
       if (typeof payload.jti !== 'string') throw new InvalidTokenError('The access token lacks a valid jti claim.');
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
       if (!scopes.includes(READ_SCOPE)) throw new InvalidTokenError('The access token lacks the read scope.');
+      // jose checks exp and nbf, not whether the claims are ones this server would have written:
+      // a token signed with a leaked or misused key must not outlive what we issue.
+      const now = Math.floor(this.clock.now().getTime() / 1000);
+      const { iat, exp } = payload as { iat: number; exp: number };
+      if (iat > now + CLOCK_TOLERANCE_SECONDS)
+        throw new InvalidTokenError('The access token has an issue time in the future.');
+      if (exp - iat > ACCESS_TOKEN_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS)
+        throw new InvalidTokenError('The access token lives longer than the tokens this server issues.');
+      if (this.clients && !(await this.clients.has(clientId)))
+        throw new InvalidTokenError('The access token was issued to a client that is not registered; register again.');
       return { clientId, scope: READ_SCOPE };
     } catch (err) {
       if (err instanceof InvalidTokenError) throw err;

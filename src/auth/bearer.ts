@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addressBucket } from '../http/rate-limit.js';
 import { InvalidTokenError } from './access-tokens.js';
 import { ANONYMOUS } from './identity.js';
 import { decorateIdentity } from './plugin.js';
@@ -7,6 +8,7 @@ import { authUrls } from './urls.js';
 // RFC 6750 §2.1: b64token. Longer than any token we issue by a wide margin.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const MAX_TOKEN_LENGTH = 4096;
+const MAX_SPENT_ADDRESSES = 10_000;
 
 /** JSON-RPC error code for an unauthenticated request (implementation-defined server error range). */
 export const JSONRPC_UNAUTHORIZED = -32001;
@@ -35,18 +37,38 @@ function refuse(reply: FastifyReply, resourceMetadata: string, text: string): Fa
 export function registerBearerAuth(scope: FastifyInstance): void {
   const resourceMetadata = authUrls(scope.config.publicBaseUrl).mcpResourceMetadata;
   decorateIdentity(scope);
+  // Addresses whose anonymous budget was spent by refused tokens, until when. Their next token is
+  // charged to the address before its signature is checked, so a flood of forged tokens costs a
+  // counter increment each, not a signature verification.
+  const spentUntil = new Map<string, number>();
+  const refuseCounted = async (request: FastifyRequest, reply: FastifyReply, text: string) => {
+    try {
+      await scope.chargeRateLimit(request, reply);
+    } catch (err) {
+      if (spentUntil.size >= MAX_SPENT_ADDRESSES) spentUntil.clear();
+      spentUntil.set(addressBucket(request), Date.now() + Number(reply.getHeader('retry-after') ?? 1) * 1000);
+      throw err;
+    }
+    return refuse(reply, resourceMetadata, text);
+  };
   scope.addHook('onRequest', async (request, reply) => {
     const header = request.headers.authorization;
     if (header === undefined) {
       request.identity = ANONYMOUS;
       return;
     }
-    if (header.length > MAX_TOKEN_LENGTH + 10) return refuse(reply, resourceMetadata, 'The access token is malformed.');
+    const address = addressBucket(request);
+    const spent = spentUntil.get(address);
+    if (spent !== undefined) {
+      if (spent > Date.now()) await scope.chargeRateLimit(request, reply);
+      spentUntil.delete(address);
+    }
+    if (header.length > MAX_TOKEN_LENGTH + 10) return refuseCounted(request, reply, 'The access token is malformed.');
     const match = BEARER.exec(header);
     if (!match?.[1])
-      return refuse(
+      return refuseCounted(
+        request,
         reply,
-        resourceMetadata,
         /^Bearer\b/i.test(header)
           ? 'The access token is malformed.'
           : 'The Authorization header must carry a Bearer access token.',
@@ -55,7 +77,7 @@ export function registerBearerAuth(scope: FastifyInstance): void {
       const token = await scope.accessTokens.verify(match[1]);
       request.identity = { kind: 'client', clientId: token.clientId, scope: token.scope };
     } catch (err) {
-      if (err instanceof InvalidTokenError) return refuse(reply, resourceMetadata, err.description);
+      if (err instanceof InvalidTokenError) return refuseCounted(request, reply, err.description);
       throw err;
     }
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AccessTokens } from './access-tokens.js';
 import { ANONYMOUS, type Identity } from './identity.js';
+import { KnownClients } from './known-clients.js';
 import { oauthRoutes } from './routes.js';
 import { SigningKeyStore } from './signing-keys.js';
 import { authUrls } from './urls.js';
@@ -9,6 +10,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Issues and verifies access tokens; holds the signing key set. */
     accessTokens: AccessTokens;
+    /** Which client_ids are registered (cached); the token check uses it. */
+    knownClients: KnownClients;
   }
 }
 
@@ -42,7 +45,11 @@ export async function registerAuth(app: FastifyInstance): Promise<void> {
     configuredKey: app.config.signingKey,
     onReloadError: (err) => app.log.warn({ err }, 'could not reload the signing keys; keeping the cached set'),
   });
-  app.decorate('accessTokens', new AccessTokens(keys, urls, app.clock));
+  const clients = new KnownClients(app.database.db, (err) =>
+    app.log.warn({ err }, 'could not check a token client against the database; accepting its signed token'),
+  );
+  app.decorate('knownClients', clients);
+  app.decorate('accessTokens', new AccessTokens(keys, urls, app.clock, clients));
   decorateIdentity(app);
   await app.register(oauthRoutes(urls));
 }

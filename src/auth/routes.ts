@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/unavailable.js';
 import { problem, sendProblem } from '../http/problem.js';
 import { RATE_LIMITED } from '../http/rate-limit.js';
 import { parseClientMetadata } from './client-metadata.js';
@@ -69,6 +70,19 @@ export function oauthRoutes(urls: AuthUrls) {
 
     app.setErrorHandler((err: FastifyError, request, reply) => {
       if (err instanceof OAuthError) return sendOAuthError(reply, err);
+      if (isDatabaseUnavailable(err)) {
+        // RFC 6749 §5.2 has no 503 error code; temporarily_unavailable (§4.1.2.1) says "retry later".
+        request.log.warn({ err: err.message }, 'database unavailable; answered 503');
+        reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS);
+        return sendOAuthError(
+          reply,
+          new OAuthError(
+            503,
+            'temporarily_unavailable',
+            'The service cannot reach its database right now. Retry shortly.',
+          ),
+        );
+      }
       const mapped = toOAuthError(err, request);
       if (mapped) return sendOAuthError(reply, mapped);
       request.log.error({ err }, 'oauth request failed');
@@ -83,7 +97,27 @@ export function oauthRoutes(urls: AuthUrls) {
       return sendOAuthError(reply, new OAuthError(405, 'invalid_request', 'Use POST.'));
     };
 
-    app.post(REGISTER_PATH, { bodyLimit: OAUTH_BODY_LIMIT }, async (request, reply) => {
+    // Registration is open to every agent, but not to every web page: a page could otherwise
+    // spend its visitors' addresses' registration budgets and mint clients from their browsers.
+    // Browser origins on OAUTH_REGISTRATION_ORIGINS get CORS (preflight included); any other
+    // Origin is refused before anything is written. The token endpoint stays open to every
+    // origin: it needs a secret the page already holds, and no cookie or ambient credential.
+    const registrationOrigins = app.config.oauthRegistrationOrigins;
+    const anyOrigin = registrationOrigins.includes('*');
+    const registrationCors = { cors: { origin: anyOrigin ? '*' : registrationOrigins } };
+    const originAllowed = (origin: string | undefined) =>
+      origin === undefined || anyOrigin || registrationOrigins.includes(origin);
+    app.options(REGISTER_PATH, { config: registrationCors }, async (_request, reply) =>
+      reply.code(204).header('allow', 'POST, OPTIONS').send(),
+    );
+
+    app.post(REGISTER_PATH, { bodyLimit: OAUTH_BODY_LIMIT, config: registrationCors }, async (request, reply) => {
+      if (!originAllowed(request.headers.origin))
+        throw new OAuthError(
+          403,
+          'invalid_request',
+          'Client registration from this browser origin is not allowed; register from your own server or agent.',
+        );
       if (mediaType(request) !== 'application/json')
         throw new OAuthError(415, 'invalid_request', 'Content-Type must be application/json.');
       const metadata = parseClientMetadata(request.body);
@@ -97,6 +131,7 @@ export function oauthRoutes(urls: AuthUrls) {
         tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
         createdAt: now,
       });
+      app.knownClients.remember(clientId);
       request.log.info({ clientId }, 'oauth client registered');
       return reply
         .code(201)

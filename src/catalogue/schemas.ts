@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { countField, flagField, textField } from './fields.js';
 import { canonicalDeptCode } from './geography.js';
+import { searchKey } from './text.js';
 
 /*
  * One definition per shape. REST validation, the OpenAPI document and the MCP tool schemas
@@ -73,8 +74,18 @@ const calendarDate = (what: string) =>
     .string({ error: `${what} must be a date in YYYY-MM-DD form` })
     .refine(isCalendarDate, { error: `${what} must be a real calendar date in YYYY-MM-DD form` });
 
+/**
+ * A place name matched ignoring case, accents and punctuation. One that folds to nothing ("!!!",
+ * "---", a zero-width space) would match every session: refused, naming the parameter, since the
+ * caller surely meant something else.
+ */
+const placeName = (name: string) =>
+  textField(name, 100).refine((v) => searchKey(v) !== '', {
+    error: `${name} must contain at least one letter or digit`,
+  });
+
 export const searchFields = {
-  city: textField('city', 100)
+  city: placeName('city')
     .optional()
     .describe('City, partial match ignoring case and accents ("saint etienne" finds "Saint-Étienne").'),
   dept: z
@@ -89,7 +100,7 @@ export const searchFields = {
     })
     .optional()
     .describe('Department code: "69", "01" (or "1"), "2A", "974".'),
-  region: textField('region', 100)
+  region: placeName('region')
     .optional()
     .describe('Region, partial match ignoring case and accents ("rhone" finds "Auvergne-Rhône-Alpes").'),
   from: calendarDate('from')

@@ -77,7 +77,9 @@ async function openPglite(dataDir: string, existing?: PGlite): Promise<Database>
 }
 
 async function openPostgres(url: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // query_timeout: a server that hangs (stopped, connection still open) must fail a request in
+  // seconds, not hold it forever; the error maps to 503 (src/db/unavailable.ts).
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, query_timeout: 5000 });
   // An idle client that loses its connection emits 'error'; the pool replaces it. Without a
   // listener Node would treat it as an unhandled error and exit.
   pool.on('error', () => {});

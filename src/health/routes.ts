@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
+import { cachedProbe } from './cached-probe.js';
 
 export const HealthSchema = z
   .object({
@@ -11,7 +12,10 @@ export const HealthSchema = z
     database: z.object({
       kind: z.enum(['pglite', 'postgres']).describe('Embedded PGlite or a PostgreSQL server.'),
       status: z.enum(['up', 'down']),
-      latencyMs: z.number().optional().describe('Round trip of a trivial query, when up.'),
+      latencyMs: z
+        .number()
+        .optional()
+        .describe('Round trip of a trivial query, when up (measured at most once a second).'),
     }),
     rateLimit: z
       .object({
@@ -32,7 +36,15 @@ export const HealthSchema = z
 
 export const SERVICE_VERSION = '1.0.0';
 
+/** How long one database probe answers for every /api/health call. */
+export const HEALTH_PROBE_TTL_MS = 1000;
+
 export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+  const probe = cachedProbe(
+    () => app.database.ping(1500),
+    HEALTH_PROBE_TTL_MS,
+    (err) => app.log.warn({ err }, 'health check: database unreachable'),
+  );
   app.get(
     '/api/health',
     {
@@ -48,14 +60,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (_request, reply) => {
-      const started = performance.now();
-      let up = true;
-      try {
-        await app.database.ping(1500);
-      } catch (err) {
-        up = false;
-        app.log.warn({ err }, 'health check: database unreachable');
-      }
+      const { up, latencyMs } = await probe();
       const snapshot = app.catalogue.snapshot;
       const rateLimit = app.rateLimitStatus();
       // Draining wins over everything: load balancers must stop sending here at once.
@@ -69,7 +74,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
           database: {
             kind: app.database.kind,
             status: up ? 'up' : 'down',
-            ...(up ? { latencyMs: Math.round((performance.now() - started) * 10) / 10 } : {}),
+            ...(latencyMs === undefined ? {} : { latencyMs }),
           },
           ...(rateLimit ? { rateLimit } : {}),
           catalogue: {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/unavailable.js';
 import { type ParameterError, problem, sendProblem } from './problem.js';
 
 /** Fastify's own client-error codes and the problem code each becomes. */
@@ -62,6 +63,14 @@ export function registerErrorHandling(app: FastifyInstance, htmlPage?: HtmlError
         problem(400, 'invalid_parameters', detail, { errors, instance: request.url.split('?')[0] }),
       );
     }
+    if (isDatabaseUnavailable(err)) {
+      request.log.warn({ err: err.message }, 'database unavailable; answered 503');
+      reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS);
+      return sendProblem(
+        reply,
+        problem(503, 'database_unavailable', 'The database is unavailable right now. Retry after a few seconds.'),
+      );
+    }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       if (html) return sendHtml(reply, status, html);
@@ -78,16 +87,43 @@ export function registerErrorHandling(app: FastifyInstance, htmlPage?: HtmlError
     return sendProblem(reply, problem(Math.max(status, 500), code, detail));
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    htmlPage && wantsHtml(request)
-      ? sendHtml(reply, 404, htmlPage)
-      : sendProblem(
-          reply,
-          problem(
-            404,
-            'not_found',
-            `No resource at ${request.method} ${request.url.split('?')[0]}. See /openapi.json and /llms.txt.`,
-          ),
+  app.setNotFoundHandler(async (request, reply) => {
+    // Misses cost the caller a request too: probing paths is not free.
+    await request.server.chargeRateLimit?.(request, reply);
+    const path = request.url.split('?')[0] ?? '/';
+    const allow = allowedMethods(app, path);
+    if (allow.length > 0) {
+      reply.header('allow', allow.join(', '));
+      return sendProblem(
+        reply,
+        problem(
+          405,
+          'method_not_allowed',
+          `${request.method} is not allowed on ${path}. Allowed: ${allow.join(', ')}.`,
+          {
+            instance: path,
+          },
         ),
-  );
+      );
+    }
+    if (htmlPage && wantsHtml(request)) return sendHtml(reply, 404, htmlPage);
+    return sendProblem(
+      reply,
+      problem(404, 'not_found', `No resource at ${request.method} ${path}. See /openapi.json and /llms.txt.`),
+    );
+  });
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** The methods a path has routes for (static paths; the service's public paths all are). */
+function allowedMethods(app: FastifyInstance, path: string): string[] {
+  const url = path.replace(/\/{2,}/g, '/').replace(/(.)\/+$/, '$1');
+  // hasRoute reads its url as a route pattern ("*", ":x", "(regex)"): only plain paths are asked.
+  if (url.length > 200 || !/^[A-Za-z0-9._~/-]+$/.test(url)) return [];
+  try {
+    return METHODS.filter((method) => app.hasRoute({ method, url }));
+  } catch {
+    return [];
+  }
 }

@@ -1,7 +1,9 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
+import { CircuitBreaker } from './circuit-breaker.js';
+import { guardedRedisStore } from './redis-store.js';
 
 export const RATE_LIMITED = 'RATE_LIMITED';
 const IPV6_BUCKET_PREFIX = 64;
@@ -27,14 +29,31 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Where rate-limit counters live, and whether that store answers; undefined when off. */
     rateLimitStatus(): RateLimitStatus | undefined;
+    /**
+     * Counts `units` more requests against the caller's budget (for work the route hook does not
+     * see: the extra calls of a JSON-RPC batch, refusals answered before it). Sets the RateLimit
+     * headers; throws the 429 error when the budget is spent. A no-op when limiting is off.
+     */
+    chargeRateLimit(request: FastifyRequest, reply: FastifyReply, units?: number): Promise<void>;
   }
 }
+
+// A hung Redis is detected after this many slow or failed calls in a row, then left alone for
+// BREAKER_OPEN_MS before one background probe asks again. Redis answers in well under a
+// millisecond here; 250 ms means it is not answering.
+export const BREAKER_THRESHOLD = 5;
+const BREAKER_OPEN_MS = 2000;
+const BREAKER_TIMEOUT_MS = 250;
 
 /** The bucket of a request: its client when it presented a valid token, else its address. */
 function bucket(request: FastifyRequest): string {
   const identity = request.identity;
   if (identity?.kind === 'client') return `client:${identity.clientId}`;
-  // IPv6 clients usually hold a whole /64: count it as one address.
+  return addressBucket(request);
+}
+
+/** The anonymous bucket of a request's address. IPv6 clients usually hold a whole /64: one address. */
+export function addressBucket(request: FastifyRequest): string {
   return `ip:${normalizeIP(request.ip, IPV6_BUCKET_PREFIX)}`;
 }
 
@@ -49,10 +68,12 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
   const settings = config.rateLimit;
   if (!settings.enabled) {
     app.decorate('rateLimitStatus', () => undefined);
+    app.decorate('chargeRateLimit', async () => {});
     return;
   }
 
   let redis: Redis | undefined;
+  let breaker: CircuitBreaker | undefined;
   if (settings.redisUrl) {
     let reported: 'up' | 'down' | undefined;
     redis = new Redis(settings.redisUrl, {
@@ -66,6 +87,8 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     redis.on('ready', () => {
       if (reported !== 'up') app.log.info('rate limiting: Redis store connected');
       reported = 'up';
+      // A fresh connection answered: no need to wait for the breaker's next probe.
+      breaker?.reset();
     });
     redis.on('error', (err) => {
       if (reported !== 'down')
@@ -75,13 +98,22 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
         );
       reported = 'down';
     });
+    breaker = new CircuitBreaker('the Redis rate-limit store', {
+      threshold: BREAKER_THRESHOLD,
+      openMs: BREAKER_OPEN_MS,
+      timeoutMs: BREAKER_TIMEOUT_MS,
+      onChange: (state) =>
+        state === 'open'
+          ? app.log.warn('rate limiting: Redis store not answering; requests are not limited until it answers again')
+          : app.log.info('rate limiting: Redis store answering again'),
+    });
     app.addHook('onClose', async () => {
       redis?.disconnect();
     });
   }
   app.decorate('rateLimitStatus', () => ({
     store: redis ? 'redis' : 'memory',
-    status: !redis || redis.status === 'ready' ? 'up' : 'down',
+    status: !redis || (redis.status === 'ready' && breaker?.state !== 'open') ? 'up' : 'down',
   }));
 
   // Per-route budgets, set before the plugin reads each route's configuration.
@@ -112,16 +144,35 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     enableDraftSpec: true,
     skipOnError: true,
     nameSpace: 'stages-rate-limit:',
-    ...(redis ? { redis } : {}),
-    errorResponseBuilder: (request, context) => {
-      const who = bucket(request).startsWith('client:') ? 'this client' : 'this address';
-      const per = request.routeOptions.url === REGISTER_PATH ? 'hour' : `${settings.windowMs / 1000} s`;
-      const err = new Error(
-        `Rate limit reached for ${who}: ${context.max} requests per ${per}. Retry in ${context.after}.`,
-      ) as Error & { statusCode: number; code: string };
-      err.statusCode = context.statusCode;
-      err.code = RATE_LIMITED;
-      return err;
-    },
+    ...(redis && breaker ? { store: guardedRedisStore(redis, 'stages-rate-limit:', breaker) } : {}),
+    errorResponseBuilder: (request, context) => limitReached(request, context.max, context.after, context.statusCode),
   });
+
+  const limiter = app.createRateLimit();
+  app.decorate('chargeRateLimit', async (request: FastifyRequest, reply: FastifyReply, units = 1) => {
+    let verdict: Awaited<ReturnType<typeof limiter>> | undefined;
+    for (let i = 0; i < units; i++) {
+      verdict = await limiter(request);
+      if (verdict.isAllowed || verdict.isExceeded) break;
+    }
+    if (!verdict || verdict.isAllowed) return;
+    reply.header('ratelimit-limit', verdict.max);
+    reply.header('ratelimit-remaining', verdict.remaining);
+    reply.header('ratelimit-reset', verdict.ttlInSeconds);
+    if (!verdict.isExceeded) return;
+    reply.header('retry-after', verdict.ttlInSeconds);
+    throw limitReached(request, verdict.max, `${verdict.ttlInSeconds} seconds`, 429);
+  });
+
+  function limitReached(request: FastifyRequest, max: number, after: string, statusCode: number) {
+    const who = bucket(request).startsWith('client:') ? 'this client' : 'this address';
+    const per = request.routeOptions.url === REGISTER_PATH ? 'hour' : `${settings.windowMs / 1000} s`;
+    const err = new Error(`Rate limit reached for ${who}: ${max} requests per ${per}. Retry in ${after}.`) as Error & {
+      statusCode: number;
+      code: string;
+    };
+    err.statusCode = statusCode;
+    err.code = RATE_LIMITED;
+    return err;
+  }
 }

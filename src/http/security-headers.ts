@@ -11,15 +11,7 @@ export const HTML_CSP =
  * be framed or sniffed. Set once per response from a prebuilt table.
  */
 export function registerSecurityHeaders(app: FastifyInstance, publicBaseUrl: string): void {
-  const headers: Record<string, string> = {
-    'x-content-type-options': 'nosniff',
-    'content-security-policy': API_CSP,
-    'x-frame-options': 'DENY',
-    'referrer-policy': 'no-referrer',
-    'cross-origin-resource-policy': 'cross-origin',
-  };
-  if (publicBaseUrl.startsWith('https://'))
-    headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
+  const headers = securityHeaders(publicBaseUrl);
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();
@@ -36,4 +28,18 @@ export function registerSecurityHeaders(app: FastifyInstance, publicBaseUrl: str
       reply.header('content-security-policy', HTML_CSP);
     done(null, payload);
   });
+}
+
+/** The table itself, also written by hand where no hook runs (requests the HTTP parser refuses). */
+export function securityHeaders(publicBaseUrl: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': API_CSP,
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-resource-policy': 'cross-origin',
+  };
+  if (publicBaseUrl.startsWith('https://'))
+    headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
+  return headers;
 }

@@ -7,6 +7,7 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerBearerAuth } from '../auth/bearer.js';
 import type { ToolContext } from './context.js';
+import { checkBatch, checkParams } from './request-guards.js';
 import { createMcpServer } from './server.js';
 
 export const MCP_PATH = '/api/mcp';
@@ -15,11 +16,17 @@ export const MCP_BODY_LIMIT = 256 * 1024;
 // JSON-RPC "server error" range, as the SDK uses for transport-level refusals.
 const TRANSPORT_ERROR = -32000;
 
-function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+function jsonRpcError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+): FastifyReply {
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
-    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
+    .send({ jsonrpc: '2.0', error: { code, message }, id });
 }
 
 /**
@@ -61,6 +68,8 @@ function originGuard(allowed: readonly string[]) {
       normalised = undefined;
     }
     if (normalised === undefined || !allowed.includes(normalised)) {
+      // A refusal still costs the caller a request: refusals are not a free way to load the server.
+      await request.server.chargeRateLimit(request, reply);
       return jsonRpcError(
         reply,
         403,
@@ -120,6 +129,16 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
       // classification and again for the transport. Unparsable text goes through as it is, for
       // the SDK to answer with -32700.
       const parsedBody = parseJson(text);
+      // One HTTP request must not buy many calls: a batch counts each message against the budget
+      // (the route's own hook counted the first), and is refused where the revision has none.
+      if (Array.isArray(parsedBody) && parsedBody.length > 0) {
+        const version = request.headers['mcp-protocol-version'];
+        const batch = checkBatch(parsedBody, typeof version === 'string' ? version : undefined);
+        if (typeof batch !== 'number') return jsonRpcError(reply, 400, batch.code, batch.message);
+        await request.server.chargeRateLimit(request, reply, batch - 1);
+      }
+      const badParams = checkParams(parsedBody);
+      if (badParams) return jsonRpcError(reply, 200, badParams.code, badParams.message, badParams.id);
       const identity = request.identity;
       const authInfo: AuthInfo | undefined =
         identity.kind === 'client'

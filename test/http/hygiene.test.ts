@@ -16,9 +16,10 @@ describe('HTTP hygiene', () => {
     expect(res.json().detail).toContain('/api/nope');
   });
 
-  it('answers a method the path does not have with a problem+json 404', async () => {
+  it('answers a method the path does not have with a problem+json 405 and Allow', async () => {
     const res = await t.app.inject({ method: 'DELETE', url: '/api/stages' });
-    expect(res.statusCode).toBe(404);
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD');
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 

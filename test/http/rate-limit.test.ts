@@ -121,12 +121,14 @@ describe('rate limits', () => {
     expect(await codes({}, 3)).toEqual([200, 200, 429]);
   });
 
-  it('answers an invalid token with 401, never with the anonymous budget', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1' } });
+  it('answers an invalid token with 401, never downgraded to anonymous, and counts it against the address', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '2' } });
     expect((await mcp(t.app)).statusCode).toBe(200);
     const forged = await mcp(t.app, { authorization: 'Bearer not.a.token' });
     expect(forged.statusCode).toBe(401);
     expect(forged.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+    expect(forged.headers['ratelimit-remaining']).toBe('0');
+    expect((await mcp(t.app, { authorization: 'Bearer not.a.token' })).statusCode).toBe(429);
   });
 
   it('limits registration and token requests more tightly, in OAuth error format', async () => {

@@ -1,0 +1,58 @@
+import type { Db } from '../db/connect.js';
+import { findClient } from './clients.js';
+
+/** How long an answer about a client_id is reused: a removed client's tokens stop within this. */
+export const KNOWN_CLIENT_TTL_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Whether a client_id is registered, asked of the database at most once a minute per client and
+ * kept in memory meanwhile, so that checking every presented token stays a Map lookup on the hot
+ * path. Concurrent first lookups of one client share a query.
+ */
+export class KnownClients {
+  private readonly answers = new Map<string, { known: boolean; at: number }>();
+  private readonly pending = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly onLookupError: (err: unknown) => void = () => {},
+  ) {}
+
+  /** Records a client registered by this instance, so that its first token needs no query. */
+  remember(clientId: string): void {
+    this.store(clientId, true);
+  }
+
+  /**
+   * True when the client is registered. When the database cannot answer, a token whose signature
+   * verified is given the benefit of the doubt (we issued it, to a client that existed then):
+   * an outage must not log every agent out.
+   */
+  async has(clientId: string): Promise<boolean> {
+    const cached = this.answers.get(clientId);
+    if (cached && performance.now() - cached.at < KNOWN_CLIENT_TTL_MS) return cached.known;
+    let lookup = this.pending.get(clientId);
+    if (!lookup) {
+      lookup = findClient(this.db, clientId)
+        .then((client) => {
+          this.store(clientId, client !== undefined);
+          return client !== undefined;
+        })
+        .catch((err: unknown) => {
+          this.onLookupError(err);
+          return cached?.known ?? true;
+        })
+        .finally(() => this.pending.delete(clientId));
+      this.pending.set(clientId, lookup);
+    }
+    return lookup;
+  }
+
+  private store(clientId: string, known: boolean): void {
+    // Oldest first: Map keeps insertion order, so dropping the first entry is dropping the oldest.
+    this.answers.delete(clientId);
+    if (this.answers.size >= MAX_ENTRIES) this.answers.delete(this.answers.keys().next().value as string);
+    this.answers.set(clientId, { known, at: performance.now() });
+  }
+}

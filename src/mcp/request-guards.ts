@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/**
+ * Checks on a parsed JSON-RPC body made before the SDK sees it: what one request may cost, and
+ * a short -32602 where the SDK would answer a malformed `initialize` (-32603) or `tools/call`
+ * (-32602) with a raw validation dump.
+ */
+
+/** Most messages one JSON-RPC batch may carry (2025-03-26 clients only; later revisions have none). */
+export const MCP_MAX_BATCH = 10;
+
+/** Revisions that allow JSON-RPC batches: only 2025-03-26 (2025-06-18 removed them). */
+const BATCH_REVISIONS = new Set(['2025-03-26']);
+
+export const INVALID_REQUEST = -32600;
+export const INVALID_PARAMS = -32602;
+
+export interface GuardRefusal {
+  code: number;
+  message: string;
+  id: string | number | null;
+}
+
+function idOf(message: unknown): string | number | null {
+  const id = (message as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/**
+ * A batch is refused when the request's revision (MCP-Protocol-Version, sent by every client from
+ * 2025-06-18 on) has none, and when it is larger than MCP_MAX_BATCH. Returns the number of
+ * messages otherwise.
+ */
+export function checkBatch(body: unknown[], protocolVersion: string | undefined): GuardRefusal | number {
+  if (protocolVersion !== undefined && !BATCH_REVISIONS.has(protocolVersion))
+    return {
+      code: INVALID_REQUEST,
+      message: `JSON-RPC batches are not part of MCP revision ${protocolVersion.slice(0, 40)}: send one message per request.`,
+      id: null,
+    };
+  if (body.length > MCP_MAX_BATCH)
+    return {
+      code: INVALID_REQUEST,
+      message: `A JSON-RPC batch may hold at most ${MCP_MAX_BATCH} messages; this one holds ${body.length}.`,
+      id: null,
+    };
+  return body.length;
+}
+
+const InitializeParams = z.object({
+  protocolVersion: z.string({ error: 'protocolVersion must be a string' }),
+  capabilities: z.record(z.string(), z.unknown(), { error: 'capabilities must be an object' }),
+  clientInfo: z.object(
+    {
+      name: z.string({ error: 'clientInfo.name must be a string' }),
+      version: z.string({ error: 'clientInfo.version must be a string' }),
+    },
+    { error: 'clientInfo must be an object with name and version' },
+  ),
+});
+
+const ToolsCallParams = z.object({
+  name: z.string({ error: 'name must be a string' }),
+  arguments: z.record(z.string(), z.unknown(), { error: 'arguments must be an object' }).optional(),
+});
+
+/** Params schemas of the methods whose malformed params the SDK would answer with a raw dump. */
+const PARAMS: Record<string, z.ZodType> = { initialize: InitializeParams, 'tools/call': ToolsCallParams };
+
+/** A short -32602 for an `initialize` or `tools/call` whose params are missing or wrongly typed. */
+export function checkParams(message: unknown): GuardRefusal | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const method = (message as { method?: unknown }).method;
+  const schema = typeof method === 'string' ? PARAMS[method] : undefined;
+  if (!schema || !('id' in message)) return undefined;
+  const parsed = schema.safeParse((message as { params?: unknown }).params);
+  if (parsed.success) return undefined;
+  const reasons = [
+    ...new Set(parsed.error.issues.map((i) => (i.path.length === 0 ? 'params must be an object' : i.message))),
+  ];
+  return { code: INVALID_PARAMS, message: `Invalid ${method} params: ${reasons.join('; ')}.`, id: idOf(message) };
+}
