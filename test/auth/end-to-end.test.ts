@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { FastifyInstance } from 'fastify';
 import * as oauth from 'oauth4webapi';
@@ -7,20 +6,7 @@ import { buildApp } from '../../src/app.js';
 import type { Identity } from '../../src/auth/identity.js';
 import { testConfig } from '../helpers/app.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
-
-/** A free loopback port, so that PUBLIC_BASE_URL can be the address the server really listens on. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+import { freePort } from '../helpers/ports.js';
 
 let db: TestDatabase;
 let app: FastifyInstance;

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { buildTestApp, type TestApp, testConfig } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/database.js';
+import { freePort } from '../helpers/ports.js';
 
 const ON = { RATE_LIMIT: 'on' };
 const rpc = (id = 1) =>
@@ -203,13 +203,6 @@ describe('rate limits', () => {
 });
 
 /** A private Redis server for this file, so that it can be stopped and started under the app. */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',

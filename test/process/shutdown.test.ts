@@ -1,11 +1,12 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../helpers/database.js';
+import { freePort } from '../helpers/ports.js';
 
 /*
  * The compiled service as operators run it (`npm start` → `node dist/server.js`), stopped by a
@@ -14,17 +15,6 @@ import { openTestDatabase, TEST_DB, type TestDatabase } from '../helpers/databas
  */
 
 const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 function alive(pid: number): boolean {
   try {
