@@ -69,6 +69,12 @@ export function frameworkErrors(publicBaseUrl: string) {
   const security = securityHeaders(publicBaseUrl);
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.headers({ ...security, ...CORS_HEADERS, 'x-request-id': request.id });
+    if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      return sendProblem(
+        reply,
+        problem(414, 'uri_too_long', 'A path segment is too long: at most 200 characters are accepted.'),
+      );
+    }
     const detail =
       err.code === 'FST_ERR_BAD_URL'
         ? 'The URL is not valid: a percent sign must start a valid percent-encoded byte.'
