@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
-const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
 /** JSON-LD blocks are data, not scripts: script-src 'none' does not stop them. */
 export const HTML_CSP =

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import { DOCS_CSP } from '../../src/docs/routes.js';
+import { API_CSP, HTML_CSP } from '../../src/http/security-headers.js';
 
 /*
  * Property-based fuzzing of every input surface. `npm test` runs each property with a fixed seed
@@ -77,9 +79,13 @@ const LEAK = [
 
 const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
   'x-frame-options': 'DENY',
 };
+
+/** The policy an answer must carry: the API's, or for HTML the site's (or the API reference's). */
+function expectedPolicies(type: string): string[] {
+  return type.startsWith('text/html') ? [HTML_CSP, DOCS_CSP] : [API_CSP];
+}
 
 export type Door = 'problem' | 'oauth' | 'jsonrpc';
 
@@ -97,6 +103,8 @@ export function expectCleanAnswer(
   const where = `${res.statusCode} ${res.body.slice(0, 300)}`;
   expect(res.statusCode, where).toBeLessThan(500);
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(res.headers[name], name).toBe(value);
+  const csp = res.headers['content-security-policy'];
+  expect(expectedPolicies(String(res.headers['content-type'] ?? '')), 'content-security-policy').toContain(csp);
   expect(res.headers['x-request-id'], 'x-request-id').toMatch(/^[0-9a-f-]{36}$/);
   if (cors) expect(res.headers['access-control-allow-origin'], 'CORS').toBe('*');
   const type = String(res.headers['content-type'] ?? '');
