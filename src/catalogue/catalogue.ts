@@ -13,6 +13,10 @@ export class Catalogue {
   #reloading: Promise<void> | undefined;
   #again = false;
   #unlisten: (() => Promise<void>) | undefined;
+  #listening = true;
+  #lastRefreshFailed = false;
+  #retry: NodeJS.Timeout | undefined;
+  #closed = false;
 
   private constructor(
     private readonly database: Database,
@@ -25,12 +29,26 @@ export class Catalogue {
 
   static async open(database: Database, urls: UrlBuilder, log: FastifyBaseLogger): Promise<Catalogue> {
     const catalogue = new Catalogue(database, urls, log, await build(database, urls));
-    catalogue.#unlisten = await database.listenCatalogueChanges(() => void catalogue.refresh());
+    catalogue.#unlisten = await database.listenCatalogueChanges(
+      () => void catalogue.refresh(),
+      (listening) => {
+        catalogue.#listening = listening;
+      },
+    );
     return catalogue;
   }
 
   get snapshot(): CatalogueSnapshot {
     return this.#snapshot;
+  }
+
+  /**
+   * True while changes may not be reaching this instance: its change notifications are cut off
+   * (the database is unreachable) or its last reload failed. Both retry by themselves within
+   * about a second.
+   */
+  get stale(): boolean {
+    return !this.#listening || this.#lastRefreshFailed;
   }
 
   /** Reloads if the stored catalogue changed since the current snapshot. Never rejects. */
@@ -44,6 +62,7 @@ export class Catalogue {
         this.#again = false;
         try {
           const version = await readCatalogueVersion(this.database.db);
+          this.#lastRefreshFailed = false;
           if (version === this.#snapshot.version) continue;
           const started = performance.now();
           this.#snapshot = await build(this.database, this.urls);
@@ -56,8 +75,17 @@ export class Catalogue {
             'catalogue reloaded',
           );
         } catch (err) {
-          // Keep serving the last good snapshot; the next notification or health check retries.
+          // Keep serving the last good snapshot, and try again in a second: the notification
+          // that asked for this reload will not come again.
+          this.#lastRefreshFailed = true;
           this.log.warn({ err }, 'catalogue reload failed');
+          if (!this.#closed && !this.#retry) {
+            this.#retry = setTimeout(() => {
+              this.#retry = undefined;
+              void this.refresh();
+            }, 1000);
+            this.#retry.unref();
+          }
         }
       } while (this.#again);
     })().finally(() => {
@@ -67,6 +95,8 @@ export class Catalogue {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
     await this.#unlisten?.();
     await this.#reloading;
   }

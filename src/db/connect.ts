@@ -25,8 +25,15 @@ export interface Database {
   migrate(): Promise<void>;
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>;
-  /** Calls `onChange` whenever any instance changes the catalogue. Returns an unsubscribe function. */
-  listenCatalogueChanges(onChange: () => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onChange` whenever any instance changes the catalogue, and `onListening(false)` when
+   * notifications are cut off (then `onListening(true)` and `onChange` once they are back, since
+   * what changed meanwhile was not announced). Returns an unsubscribe function.
+   */
+  listenCatalogueChanges(
+    onChange: () => void,
+    onListening?: (listening: boolean) => void,
+  ): Promise<() => Promise<void>>;
   /** Connections of the PostgreSQL pool (absent for the embedded database, which has none). */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -104,7 +111,7 @@ async function openPostgres(url: string): Promise<Database> {
       await withTimeout(db.execute(sql`select 1`), timeoutMs, 'database ping');
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    async listenCatalogueChanges(onChange) {
+    async listenCatalogueChanges(onChange, onListening) {
       // A dedicated connection, re-established with backoff if it drops; on reconnect we
       // reload once, since notifications sent while we were away are lost.
       let client: pg.Client | undefined;
@@ -125,7 +132,9 @@ async function openPostgres(url: string): Promise<Database> {
         // Only a connection that was listening schedules its own replacement when it drops.
         c.on('end', () => {
           listeners.delete(c);
-          if (!stopped && !closing) setTimeout(() => void reconnect(), delay).unref();
+          if (stopped || closing) return;
+          onListening?.(false);
+          setTimeout(() => void reconnect(), delay).unref();
         });
         listeners.add(c);
         client = c;
@@ -134,9 +143,12 @@ async function openPostgres(url: string): Promise<Database> {
       const reconnect = async () => {
         try {
           await connect();
+          onListening?.(true);
           onChange();
         } catch {
-          delay = Math.min(delay * 2, 10_000);
+          // At most a second between attempts: once the database is back, this instance catches up
+          // within about a second (one connection attempt a second is nothing for the server).
+          delay = Math.min(delay * 2, 1_000);
           if (!stopped && !closing) setTimeout(() => void reconnect(), delay).unref();
         }
       };

@@ -30,6 +30,11 @@ export const HealthSchema = z
       centres: z.int().describe('Centres in the served read model.'),
       sessions: z.int().describe('Sessions in the served read model, past ones included.'),
       updatedAt: z.iso.datetime({ offset: true }).describe("Time of the catalogue's last change."),
+      stale: z
+        .boolean()
+        .describe(
+          'true while changes may not be reaching this instance (its change notifications are cut off, or its last reload failed); it catches up within about a second once the database answers again.',
+        ),
     }),
   })
   .meta({ id: 'Health' });
@@ -81,6 +86,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
             centres: snapshot.centreCount,
             sessions: snapshot.sessions.length,
             updatedAt: snapshot.updatedAtIso,
+            stale: app.catalogue.stale,
           },
         });
     },

@@ -26,6 +26,7 @@ describe('GET /api/health', () => {
     expect(body.catalogue.centres).toBeGreaterThan(1000);
     expect(body.catalogue.sessions).toBeGreaterThan(15_000);
     expect(new Date(body.catalogue.updatedAt).toISOString()).toBe(body.catalogue.updatedAt);
+    expect(body.catalogue.stale).toBe(false);
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
@@ -44,6 +45,13 @@ describe('GET /api/health', () => {
       );
       const down = await t.app.inject('/api/health');
       expect(down.statusCode).toBe(503);
+      // Its change notifications are cut off too: health says the read model may be stale.
+      let stale = false;
+      for (let i = 0; i < 100 && !stale; i++) {
+        stale = (await t.app.inject('/api/health')).json().catalogue.stale;
+        if (!stale) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(stale).toBe(true);
       expect(down.json()).toMatchObject({ status: 'unavailable', database: { kind: 'postgres', status: 'down' } });
       expect(down.json().catalogue.sessions).toBeGreaterThan(0);
       // Reads keep being served from the in-memory catalogue meanwhile.
@@ -67,6 +75,7 @@ describe('GET /api/health', () => {
         seen = (await t.app.inject('/api/stages?limit=1')).json().data[0].spotsAvailable;
       }
       expect(seen).toBe(first.spotsAvailable === 1 ? 2 : 1);
+      expect((await t.app.inject('/api/health')).json().catalogue.stale).toBe(false);
     } else {
       // The embedded database lives in the process: closing it is its outage.
       await t.db.database.close();
