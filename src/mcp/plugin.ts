@@ -137,7 +137,11 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
         if (typeof batch !== 'number') return jsonRpcError(reply, 400, batch.code, batch.message);
         await request.server.chargeRateLimit(request, reply, batch - 1);
       }
-      const badParams = checkParams(parsedBody);
+      const legacy = await isLegacyRequest(webRequest, parsedBody);
+      // A client that declares the stateless revision (2026-07-28 or later) has no `initialize`.
+      const declared = request.headers['mcp-protocol-version'];
+      const stateless = typeof declared === 'string' && declared >= '2026-07-28';
+      const badParams = checkParams(parsedBody, !stateless);
       if (badParams) return jsonRpcError(reply, 200, badParams.code, badParams.message, badParams.id);
       const identity = request.identity;
       const authInfo: AuthInfo | undefined =
@@ -146,7 +150,7 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
           : undefined;
       const options = { ...(parsedBody === undefined ? {} : { parsedBody }), ...(authInfo ? { authInfo } : {}) };
 
-      if (await isLegacyRequest(webRequest, parsedBody)) {
+      if (legacy) {
         const server = createMcpServer(ctx);
         const transport = new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: undefined,

@@ -67,10 +67,15 @@ const ToolsCallParams = z.object({
 /** Params schemas of the methods whose malformed params the SDK would answer with a raw dump. */
 const PARAMS: Record<string, z.ZodType> = { initialize: InitializeParams, 'tools/call': ToolsCallParams };
 
-/** A short -32602 for an `initialize` or `tools/call` whose params are missing or wrongly typed. */
-export function checkParams(message: unknown): GuardRefusal | undefined {
+/**
+ * A short -32602 for an `initialize` or `tools/call` whose params are missing or wrongly typed.
+ * `initialize` is checked only when the client may have it (`hasInitialize`): in the stateless
+ * revision it is a removed method, which the SDK answers 404 with -32601.
+ */
+export function checkParams(message: unknown, hasInitialize: boolean): GuardRefusal | undefined {
   if (typeof message !== 'object' || message === null) return undefined;
   const method = (message as { method?: unknown }).method;
+  if (method === 'initialize' && !hasInitialize) return undefined;
   const schema = typeof method === 'string' ? PARAMS[method] : undefined;
   if (!schema || !('id' in message)) return undefined;
   const parsed = schema.safeParse((message as { params?: unknown }).params);
