@@ -16,7 +16,7 @@ import { referenceSearch } from '../test/helpers/reference-search.js';
 const database = await openDatabase({ kind: 'pglite', dataDir: process.env.SEARCH_COST_DATA_DIR ?? '.bench-data' });
 const stored = await loadCatalogue(database.db);
 await database.close();
-const snapshot = new CatalogueSnapshot(
+const snapshot = CatalogueSnapshot.build(
   stored.version,
   stored.updatedAt,
   stored.centres,

@@ -1,22 +1,32 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/connect.js';
-import { CatalogueSnapshot, type UrlBuilder } from './read-model.js';
-import { loadCatalogue, readCatalogueVersion } from './repository.js';
+import { type CatalogueDelta, CatalogueSnapshot, type UrlBuilder } from './read-model.js';
+import { loadCatalogue, readChangesSince } from './repository.js';
+
+/** What a listener hears after each swap: the changes applied, or that the whole model was rebuilt. */
+export type CatalogueUpdate =
+  | { kind: 'delta'; snapshot: CatalogueSnapshot; previous: CatalogueSnapshot; delta: CatalogueDelta }
+  | { kind: 'reload'; snapshot: CatalogueSnapshot; previous: CatalogueSnapshot };
 
 /**
- * Holds the current read model and keeps it in step with the database: on every change
- * notification it reloads and swaps the snapshot whole. Reloads are coalesced, so a burst of
- * writes costs at most one reload in flight plus one after it.
+ * Holds the current read model and keeps it in step with the database. On a change notification
+ * it reads the change log from the version it holds and applies what changed (a few sessions cost
+ * a few sessions, whatever the catalogue's size); only a gap in the log, a wholesale replacement or
+ * a very large batch makes it rebuild, in slices, while the old snapshot keeps serving. Catch-ups are
+ * coalesced: a burst of writes costs at most one in flight plus one after it.
  */
 export class Catalogue {
   #snapshot: CatalogueSnapshot;
-  #reloading: Promise<void> | undefined;
+  #updating: Promise<void> | undefined;
   #again = false;
   #unlisten: (() => Promise<void>) | undefined;
   #listening = true;
   #lastRefreshFailed = false;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
+  #listeners = new Set<(update: CatalogueUpdate) => void>();
+  /** Milliseconds the last catch-up spent building or applying (not waiting for the database). */
+  lastApplyMs = 0;
 
   private constructor(
     private readonly database: Database,
@@ -30,7 +40,9 @@ export class Catalogue {
   static async open(database: Database, urls: UrlBuilder, log: FastifyBaseLogger): Promise<Catalogue> {
     const catalogue = new Catalogue(database, urls, log, await build(database, urls));
     catalogue.#unlisten = await database.listenCatalogueChanges(
-      () => void catalogue.refresh(),
+      (version) => {
+        if (version === undefined || version > catalogue.#snapshot.version) void catalogue.refresh();
+      },
       (listening) => {
         catalogue.#listening = listening;
       },
@@ -44,41 +56,36 @@ export class Catalogue {
 
   /**
    * True while changes may not be reaching this instance: its change notifications are cut off
-   * (the database is unreachable) or its last reload failed. Both retry by themselves within
+   * (the database is unreachable) or its last catch-up failed. Both retry by themselves within
    * about a second.
    */
   get stale(): boolean {
     return !this.#listening || this.#lastRefreshFailed;
   }
 
-  /** Reloads if the stored catalogue changed since the current snapshot. Never rejects. */
+  /** Calls `listener` after every swap of the snapshot. Returns the unsubscribe function. */
+  subscribe(listener: (update: CatalogueUpdate) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Catches up with the stored catalogue. Never rejects. */
   refresh(): Promise<void> {
-    if (this.#reloading) {
+    if (this.#updating) {
       this.#again = true;
-      return this.#reloading;
+      return this.#updating;
     }
-    this.#reloading = (async () => {
+    this.#updating = (async () => {
       do {
         this.#again = false;
         try {
-          const version = await readCatalogueVersion(this.database.db);
+          await this.#catchUp();
           this.#lastRefreshFailed = false;
-          if (version === this.#snapshot.version) continue;
-          const started = performance.now();
-          this.#snapshot = await build(this.database, this.urls);
-          this.log.info(
-            {
-              version: this.#snapshot.version,
-              sessions: this.#snapshot.sessions.length,
-              ms: Math.round(performance.now() - started),
-            },
-            'catalogue reloaded',
-          );
         } catch (err) {
           // Keep serving the last good snapshot, and try again in a second: the notification
-          // that asked for this reload will not come again.
+          // that asked for this catch-up will not come again.
           this.#lastRefreshFailed = true;
-          this.log.warn({ err }, 'catalogue reload failed');
+          this.log.warn({ err }, 'catalogue catch-up failed');
           if (!this.#closed && !this.#retry) {
             this.#retry = setTimeout(() => {
               this.#retry = undefined;
@@ -87,22 +94,53 @@ export class Catalogue {
             this.#retry.unref();
           }
         }
-      } while (this.#again);
+      } while (this.#again && !this.#closed);
     })().finally(() => {
-      this.#reloading = undefined;
+      this.#updating = undefined;
     });
-    return this.#reloading;
+    return this.#updating;
+  }
+
+  async #catchUp(): Promise<void> {
+    const previous = this.#snapshot;
+    const changes = await readChangesSince(this.database.db, previous.version);
+    if (changes === undefined) return;
+    const started = performance.now();
+    if (changes === 'reload') {
+      const snapshot = await build(this.database, this.urls);
+      this.#swap({ kind: 'reload', snapshot, previous });
+      this.lastApplyMs = performance.now() - started;
+      this.log.info(
+        { version: snapshot.version, sessions: snapshot.sessions.length, ms: Math.round(this.lastApplyMs) },
+        'catalogue reloaded',
+      );
+      return;
+    }
+    const snapshot = previous.apply(changes);
+    this.lastApplyMs = performance.now() - started;
+    this.#swap({ kind: 'delta', snapshot, previous, delta: changes });
+  }
+
+  #swap(update: CatalogueUpdate): void {
+    this.#snapshot = update.snapshot;
+    for (const listener of this.#listeners) {
+      try {
+        listener(update);
+      } catch (err) {
+        this.log.error({ err }, 'catalogue listener failed');
+      }
+    }
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retry);
     await this.#unlisten?.();
-    await this.#reloading;
+    await this.#updating;
   }
 }
 
 async function build(database: Database, urls: UrlBuilder): Promise<CatalogueSnapshot> {
   const stored = await loadCatalogue(database.db);
-  return new CatalogueSnapshot(stored.version, stored.updatedAt, stored.centres, stored.sessions, urls);
+  return CatalogueSnapshot.buildInSlices(stored.version, stored.updatedAt, stored.centres, stored.sessions, urls);
 }

@@ -1,7 +1,7 @@
-import { count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/connect.js';
-import { catalogueState, centres, stageSessions } from '../db/schema.js';
-import type { CentreRecord, SessionRecord } from './read-model.js';
+import { catalogueChanges, catalogueState, centres, stageSessions } from '../db/schema.js';
+import type { CatalogueDelta, CentreRecord, SessionRecord } from './read-model.js';
 
 export interface CatalogueData {
   centres: CentreRecord[];
@@ -28,19 +28,8 @@ const centreColumns = {
   lat: centres.lat,
   lng: centres.lng,
   agrementNumber: centres.agrementNumber,
-};
-
-const sessionColumns = {
-  id: stageSessions.id,
-  centreId: stageSessions.centreId,
-  courseNumber: stageSessions.courseNumber,
-  day1: stageSessions.day1,
-  day2: stageSessions.day2,
-  startTime: stageSessions.startTime,
-  endTime: stageSessions.endTime,
-  priceCents: stageSessions.priceCents,
-  capacity: stageSessions.capacity,
-  spotsAvailable: stageSessions.spotsAvailable,
+  email: centres.email,
+  phone: centres.phone,
 };
 
 export async function readCatalogueVersion(db: Db): Promise<number> {
@@ -51,13 +40,34 @@ export async function readCatalogueVersion(db: Db): Promise<number> {
   return row?.version ?? 0;
 }
 
-/** Reads the whole catalogue in one consistent snapshot of the database. */
+// Rows per FETCH when loading the whole catalogue: each page is one turn of the event loop, so a
+// load of 200,000 sessions never holds it for long (PGlite runs a query to its end in one go).
+const PAGE = 5000;
+
+const SESSION_SELECT = sql.raw(
+  `select id::text as id, centre_id::text as "centreId", course_number as "courseNumber", day1::text as day1,
+   day2::text as day2, start_time as "startTime", end_time as "endTime", price_cents as "priceCents",
+   capacity::int as capacity, spots_available::int as "spotsAvailable", status from stage_sessions`,
+);
+// The read model's order (compareSessions): byte order on the texts, uuid order on ids.
+const SESSION_ORDER = sql.raw('order by day1, start_time collate "C", price_cents, id');
+
+const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
+
+/** Reads the whole catalogue in one consistent snapshot of the database, sessions in session order. */
 export async function loadCatalogue(db: Db): Promise<StoredCatalogue> {
   return db.transaction(
     async (tx) => {
       const [state] = await tx.select().from(catalogueState).where(eq(catalogueState.id, 1));
       const centreRows = await tx.select(centreColumns).from(centres);
-      const sessionRows = await tx.select(sessionColumns).from(stageSessions);
+      await tx.execute(sql`declare catalogue_sessions no scroll cursor for ${SESSION_SELECT} ${SESSION_ORDER}`);
+      const sessionRows: SessionRecord[] = [];
+      for (;;) {
+        const page = rowsOf<SessionRecord>(await tx.execute(sql.raw(`fetch ${PAGE} from catalogue_sessions`)));
+        for (const row of page) sessionRows.push(row);
+        if (page.length < PAGE) break;
+      }
+      await tx.execute(sql`close catalogue_sessions`);
       return {
         version: state?.version ?? 0,
         updatedAt: state?.updatedAt ?? new Date(0),
@@ -67,6 +77,66 @@ export async function loadCatalogue(db: Db): Promise<StoredCatalogue> {
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
+}
+
+// Past this many changed rows, reading them one by one costs more than a full reload.
+const MAX_DELTA_ROWS = 5000;
+
+/**
+ * What changed after version `since`, read from the change log with the changed rows as they are
+ * now, in one consistent snapshot. Undefined when nothing changed; `reload` when the log cannot
+ * say (pruned past `since`, a wholesale replacement, or too much at once).
+ */
+export async function readChangesSince(db: Db, since: number): Promise<CatalogueDelta | 'reload' | undefined> {
+  return db.transaction(
+    async (tx) => {
+      const [state] = await tx.select().from(catalogueState).where(eq(catalogueState.id, 1));
+      const version = state?.version ?? 0;
+      if (version === since) return undefined;
+      if (version < since) return 'reload'; // the database was replaced by an older one
+      const changes = await tx
+        .select({ version: catalogueChanges.version, entity: catalogueChanges.entity, id: catalogueChanges.id })
+        .from(catalogueChanges)
+        .where(and(gt(catalogueChanges.version, since), lte(catalogueChanges.version, version)))
+        .orderBy(asc(catalogueChanges.version))
+        .limit(MAX_DELTA_ROWS + 1);
+      if (changes.length > MAX_DELTA_ROWS || changes[0]?.version !== since + 1) return 'reload';
+      const centreIds = new Set<string>();
+      const sessionIds = new Set<string>();
+      for (const c of changes) {
+        if (c.entity === 'reset' || c.id === null) return 'reload';
+        (c.entity === 'centre' ? centreIds : sessionIds).add(c.id);
+      }
+      const centreRows = centreIds.size
+        ? await tx
+            .select(centreColumns)
+            .from(centres)
+            .where(inArray(centres.id, [...centreIds]))
+        : [];
+      // Every session of a changed centre changes too: its view embeds the centre.
+      const sessionRows = rowsOf<SessionRecord>(
+        await tx.execute(
+          sql`${SESSION_SELECT} where id = any(${pgUuidArray([...sessionIds])}) or centre_id = any(${pgUuidArray([...centreIds])})`,
+        ),
+      );
+      const changedCentres = new Map<string, CentreRecord | null>([...centreIds].map((id) => [id, null]));
+      for (const row of centreRows) changedCentres.set(row.id, row);
+      const changedSessions = new Map<string, SessionRecord | null>([...sessionIds].map((id) => [id, null]));
+      for (const row of sessionRows) changedSessions.set(row.id, row);
+      return {
+        version,
+        updatedAt: state?.updatedAt ?? new Date(0),
+        centres: changedCentres,
+        sessions: changedSessions,
+      };
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
+}
+
+/** A uuid[] literal bound as one text parameter (both drivers pass it as is). */
+function pgUuidArray(ids: readonly string[]) {
+  return sql`${`{${ids.join(',')}}`}::uuid[]`;
 }
 
 export async function countCentres(db: Db): Promise<number> {
@@ -85,6 +155,9 @@ export async function replaceCatalogue(
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${REPLACE_LOCK_KEY})`);
+    // One `reset` in the change log rather than a row per deleted and inserted record: every
+    // instance reloads whole after a replacement anyway.
+    await tx.execute(sql`select set_config('catalogue.bulk', 'on', true)`);
     if (options.onlyIfEmpty) {
       const [row] = await tx.select({ n: count() }).from(centres);
       if ((row?.n ?? 0) > 0) return false;

@@ -26,12 +26,12 @@ export interface Database {
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>;
   /**
-   * Calls `onChange` whenever any instance changes the catalogue, and `onListening(false)` when
+   * Calls `onChange` with the new version whenever any instance changes the catalogue, and `onListening(false)` when
    * notifications are cut off (then `onListening(true)` and `onChange` once they are back, since
    * what changed meanwhile was not announced). Returns an unsubscribe function.
    */
   listenCatalogueChanges(
-    onChange: () => void,
+    onChange: (version?: number) => void,
     onListening?: (listening: boolean) => void,
   ): Promise<() => Promise<void>>;
   /** Connections of the PostgreSQL pool (absent for the embedded database, which has none). */
@@ -45,6 +45,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
     timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The version a notification announces (older triggers sent none). */
+function versionOf(payload: string | undefined): number | undefined {
+  const n = Number(payload);
+  return payload && Number.isSafeInteger(n) ? n : undefined;
 }
 
 export interface OpenOptions {
@@ -72,7 +78,7 @@ async function openPglite(dataDir: string, existing?: PGlite): Promise<Database>
       await withTimeout(client.query('select 1'), timeoutMs, 'database ping');
     },
     async listenCatalogueChanges(onChange) {
-      const unlisten = await client.listen(CATALOGUE_CHANNEL, () => onChange());
+      const unlisten = await client.listen(CATALOGUE_CHANNEL, (payload) => onChange(versionOf(payload)));
       return async () => {
         if (!client.closed) await unlisten();
       };
@@ -120,7 +126,7 @@ async function openPostgres(url: string): Promise<Database> {
       const connect = async (): Promise<void> => {
         if (stopped || closing) return;
         const c = new pg.Client({ connectionString: url });
-        c.on('notification', () => onChange());
+        c.on('notification', (n) => onChange(versionOf(n.payload)));
         c.on('error', () => {});
         try {
           await c.connect();

@@ -7,6 +7,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   smallint,
   text,
   timestamp,
@@ -33,6 +34,10 @@ export const centres = pgTable(
     lat: doublePrecision('lat').notNull(),
     lng: doublePrecision('lng').notNull(),
     agrementNumber: text('agrement_number').notNull().unique(),
+    /** Where the centre receives booking notices; never shown in a public answer. */
+    email: text('email'),
+    /** The centre's telephone number, for the people who book. */
+    phone: text('phone'),
     ...timestamps,
   },
   (t) => [
@@ -60,6 +65,8 @@ export const stageSessions = pgTable(
     priceCents: integer('price_cents').notNull(),
     capacity: smallint('capacity').notNull(),
     spotsAvailable: smallint('spots_available').notNull(),
+    /** A cancelled session leaves search at once but stays known, so that its page and check_availability say so. */
+    status: text('status').notNull().default('scheduled'),
     ...timestamps,
   },
   (t) => [
@@ -73,13 +80,15 @@ export const stageSessions = pgTable(
     check('stage_sessions_price_positive', sql`${t.priceCents} > 0`),
     check('stage_sessions_capacity', sql`${t.capacity} between 1 and 40`),
     check('stage_sessions_spots', sql`${t.spotsAvailable} between 0 and ${t.capacity}`),
+    check('stage_sessions_status', sql`${t.status} in ('scheduled', 'cancelled')`),
   ],
 );
 
 /**
- * One row: the catalogue's version and the time of its last real change. Bumped by a
- * statement trigger on centres and stage_sessions (see the custom migration), which also
- * NOTIFYs `catalogue_changed` so that every instance reloads its read model.
+ * One row: the catalogue's version and the time of its last real change. Bumped once per
+ * writing statement on centres and stage_sessions by the triggers of the custom migration 0004,
+ * which also log what changed (catalogue_changes) and NOTIFY `catalogue_changed` with the new
+ * version. Its row lock serialises catalogue writers, so versions commit in order.
  */
 export const catalogueState = pgTable('catalogue_state', {
   id: smallint('id').primaryKey().default(1),
@@ -130,4 +139,63 @@ export const signingKeys = pgTable(
     uniqueIndex('signing_keys_one_active').on(sql`(${t.retiresAt} is null)`).where(sql`${t.retiresAt} is null`),
     check('signing_keys_alg', sql`${t.alg} = 'ES256'`),
   ],
+);
+
+/**
+ * What each catalogue version changed: one row per centre or session written by the statement
+ * that made the version (an id with no row left means it was deleted), or one `reset` row for a
+ * wholesale replacement. Written by the triggers, in the writer's transaction; instances read it
+ * from their last applied version to apply changes one by one, and the public change stream
+ * replays it. Pruned after a day (an instance further behind reloads whole).
+ */
+export const catalogueChanges = pgTable(
+  'catalogue_changes',
+  {
+    version: integer('version').notNull(),
+    entity: text('entity').notNull(),
+    id: uuid('id'),
+    changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('catalogue_changes_version_idx').on(t.version),
+    check('catalogue_changes_entity', sql`${t.entity} in ('centre', 'session', 'reset')`),
+  ],
+);
+
+/**
+ * Operator (`admin`) and partner (`partner`, one centre) API keys. The key is shown once, at
+ * creation; only its SHA-256 is kept (256 random bits: see src/auth/secrets.ts).
+ */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    role: text('role').notNull(),
+    centreId: uuid('centre_id').references(() => centres.id, { onDelete: 'cascade' }),
+    secretHash: text('secret_hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    check('api_keys_role', sql`${t.role} in ('admin', 'partner')`),
+    check('api_keys_partner_centre', sql`(${t.role} = 'partner') = (${t.centreId} is not null)`),
+  ],
+);
+
+/**
+ * Answers of writes sent with an `Idempotency-Key`, per API key, so that a retried call is
+ * applied once: stored in the write's own transaction, replayed for the same key and request.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    apiKeyId: text('api_key_id').notNull(),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    status: smallint('status').notNull(),
+    body: jsonb('body').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
 );

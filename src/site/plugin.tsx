@@ -6,6 +6,7 @@ import { canonicalDeptCode, departmentByCode } from '../catalogue/geography.js';
 import type { CentreEntry, SessionEntry } from '../catalogue/read-model.js';
 import { firstOnOrAfter } from '../catalogue/read-model.js';
 import { searchStages } from '../catalogue/search.js';
+import { sessionStatus } from '../catalogue/session-status.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 import { nearbySessions } from './alternatives.js';
 import type { SiteInfo } from './layout.js';
@@ -19,7 +20,6 @@ import { SessionPage } from './pages/session.js';
 import { HTML_CONTENT_TYPE, renderPage } from './render.js';
 import { MAX_PAGE, PER_PAGE, parseSearch } from './search-query.js';
 import { robotsTxt, sitemapXml } from './sitemap.js';
-import type { SessionStatus } from './structured-data.js';
 import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -130,10 +130,9 @@ export async function registerSite(app: FastifyInstance, options: SiteOptions): 
       const snapshot = app.catalogue.snapshot;
       const entry = snapshot.sessionsById.get(id.toLowerCase());
       if (!entry) return undefined;
-      // "Today" is the date where the course takes place (overseas departments have their own zone).
-      const localToday = dateIn(app.clock.now(), entry.centre.timeZone);
-      const status: SessionStatus =
-        entry.record.day1 < localToday ? 'past' : entry.record.spotsAvailable <= 0 ? 'full' : 'available';
+      const now = app.clock.now();
+      const localToday = dateIn(now, entry.centre.timeZone);
+      const status = sessionStatus(entry, now);
       const alternatives = status === 'available' ? [] : nearbySessions(snapshot, entry, localToday);
       const html = renderPage(
         <SessionPage

@@ -6,7 +6,7 @@ import { isoLocal } from './format.js';
  * Dates carry the UTC offset of the centre's zone on that day.
  */
 
-export type SessionStatus = 'available' | 'full' | 'past';
+export type { SessionStatus } from '../catalogue/session-status.js';
 
 function availability(spots: number): string {
   if (spots <= 0) return 'https://schema.org/SoldOut';
@@ -45,7 +45,7 @@ export function sessionJsonLd(entry: SessionEntry, pageUrl: string) {
     inLanguage: 'fr',
     startDate: isoLocal(s.day1, s.startTime, zone),
     endDate: isoLocal(s.day2, s.endTime, zone),
-    eventStatus: 'https://schema.org/EventScheduled',
+    eventStatus: entry.cancelled ? 'https://schema.org/EventCancelled' : 'https://schema.org/EventScheduled',
     eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
     location: place(entry.centre),
     organizer: { '@type': 'Organization', name: c.name, url: c.url },
@@ -55,7 +55,7 @@ export function sessionJsonLd(entry: SessionEntry, pageUrl: string) {
       '@type': 'Offer',
       price: s.priceEuros,
       priceCurrency: 'EUR',
-      availability: availability(s.spotsAvailable),
+      availability: entry.cancelled ? 'https://schema.org/Discontinued' : availability(s.spotsAvailable),
       url: pageUrl,
     },
   };

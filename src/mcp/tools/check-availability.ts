@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { dateIn } from '../../catalogue/clock.js';
 import { StageSessionSchema } from '../../catalogue/schemas.js';
+import { sessionStatus } from '../../catalogue/session-status.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { formatPrice } from '../format.js';
@@ -14,8 +14,10 @@ const Input = z.object({
 
 const Output = z.object({
   status: z
-    .enum(['available', 'full', 'past'])
-    .describe('"available": places left and not started; "full": no place left; "past": the course has already begun.'),
+    .enum(['available', 'full', 'past', 'cancelled'])
+    .describe(
+      '"available": places left and not started; "full": no place left; "past": the course has already begun; "cancelled": the centre cancelled it.',
+    ),
   bookable: z.boolean().describe('True when the human user can book it now on bookingUrl.'),
   message: z.string().describe('The situation in one sentence.'),
   spotsAvailable: z.int().min(0).describe('Remaining places right now.'),
@@ -31,7 +33,7 @@ export function registerCheckAvailability(server: McpServer, ctx: ToolContext): 
     'check_availability',
     {
       title: 'Check a session’s places and price now',
-      description: `Check, right now, whether one course session can still be booked: current remaining places, effective price, status (available, full or past), its course identification number and the centre. Use it just before sending a user to book, since places change in real time. Takes the session id from search_stages or get_centre. ${BOOKING_NOTE}`,
+      description: `Check, right now, whether one course session can still be booked: current remaining places, effective price, status (available, full, past or cancelled), its course identification number and the centre. Use it just before sending a user to book, since places change in real time. Takes the session id from search_stages or get_centre. ${BOOKING_NOTE}`,
       inputSchema: cachedJsonSchema(Input),
       outputSchema: cachedJsonSchema(Output),
       annotations: { title: 'Check availability', ...READ_ONLY },
@@ -45,16 +47,16 @@ export function registerCheckAvailability(server: McpServer, ctx: ToolContext): 
       }
       const s = entry.view;
       const now = ctx.clock.now();
-      // "Today" is the date where the course takes place (overseas departments have their own zone).
-      const today = dateIn(now, entry.centre.timeZone);
-      const status = s.day1 < today ? 'past' : s.spotsAvailable === 0 ? 'full' : 'available';
+      const status = sessionStatus(entry, now);
       const when = `on ${s.day1} and ${s.day2}, ${s.startTime}–${s.endTime}, at ${s.centre.name} (${s.centre.city})`;
       const message =
-        status === 'past'
-          ? `This session began on ${s.day1}; it can no longer be booked. Use search_stages to find a later one.`
-          : status === 'full'
-            ? `This session ${when} is full: no place left. Use search_stages for another date or centre.`
-            : `${s.spotsAvailable} place${s.spotsAvailable === 1 ? '' : 's'} left for the session ${when}, at ${formatPrice(s.priceEuros)}.`;
+        status === 'cancelled'
+          ? `This session ${when} was cancelled by the centre; it cannot be booked. Use search_stages to find another one.`
+          : status === 'past'
+            ? `This session began on ${s.day1}; it can no longer be booked. Use search_stages to find a later one.`
+            : status === 'full'
+              ? `This session ${when} is full: no place left. Use search_stages for another date or centre.`
+              : `${s.spotsAvailable} place${s.spotsAvailable === 1 ? '' : 's'} left for the session ${when}, at ${formatPrice(s.priceEuros)}.`;
       const out = {
         status,
         bookable: status === 'available',

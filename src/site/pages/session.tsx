@@ -45,7 +45,11 @@ export function SessionPage(props: SessionPageProps) {
       <h1>
         Stage de récupération de points à {c.city} ({c.deptCode})
       </h1>
-      {status === 'past' ? (
+      {status === 'cancelled' ? (
+        <p class="notice" role="status">
+          Ce stage a été annulé par le centre. Voici les prochains stages près de là.
+        </p>
+      ) : status === 'past' ? (
         <p class="notice" role="status">
           Ce stage est terminé : il a commencé le {frenchDate(s.day1)}. Voici les prochains stages près de là.
         </p>
@@ -65,7 +69,15 @@ export function SessionPage(props: SessionPageProps) {
           <dt>Prix</dt>
           <dd class="price">{frenchPrice(s.priceEuros)}</dd>
           <dt>Places</dt>
-          <dd>{status === 'past' ? 'stage terminé' : <Places spots={s.spotsAvailable} />}</dd>
+          <dd>
+            {status === 'past' ? (
+              'stage terminé'
+            ) : status === 'cancelled' ? (
+              'stage annulé'
+            ) : (
+              <Places spots={s.spotsAvailable} />
+            )}
+          </dd>
           <dt>Numéro du stage</dt>
           <dd>{entry.record.courseNumber}</dd>
         </dl>
