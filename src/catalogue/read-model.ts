@@ -495,7 +495,10 @@ function updateGroups(
   const changes = new Map<string, { removed: SessionEntry[]; added: SessionEntry[] }>();
   const slot = (k: string) => {
     let c = changes.get(k);
-    if (!c) changes.set(k, (c = { removed: [], added: [] }));
+    if (!c) {
+      c = { removed: [], added: [] };
+      changes.set(k, c);
+    }
     return c;
   };
   for (const r of removed) slot(key(r)).removed.push(r);
