@@ -89,6 +89,8 @@ const EnvSchema = z
     RATE_LIMIT_ANONYMOUS: positiveInt('RATE_LIMIT_ANONYMOUS').default(60),
     RATE_LIMIT_AUTHENTICATED: positiveInt('RATE_LIMIT_AUTHENTICATED').default(600),
     RATE_LIMIT_TOKEN: positiveInt('RATE_LIMIT_TOKEN').default(20),
+    RATE_LIMIT_ADMIN: positiveInt('RATE_LIMIT_ADMIN').default(1200),
+    IMPORT_MAX_MB: positiveInt('IMPORT_MAX_MB').default(32),
     RATE_LIMIT_REGISTER_PER_HOUR: positiveInt('RATE_LIMIT_REGISTER_PER_HOUR').default(5),
     TRUST_PROXY: z
       .string()
@@ -148,6 +150,8 @@ const EnvSchema = z
         anonymous: env.RATE_LIMIT_ANONYMOUS,
         authenticated: env.RATE_LIMIT_AUTHENTICATED,
         token: env.RATE_LIMIT_TOKEN,
+        /** Requests per window for each operator or partner API key on /api/admin/*. */
+        admin: env.RATE_LIMIT_ADMIN,
         registerPerHour: env.RATE_LIMIT_REGISTER_PER_HOUR,
         redisUrl: env.REDIS_URL,
       },
@@ -163,6 +167,8 @@ const EnvSchema = z
         env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */
       signingKey: env.SIGNING_KEY,
+      /** Largest body POST /api/admin/import accepts. */
+      importMaxBytes: env.IMPORT_MAX_MB * 1024 * 1024,
       /** Whether the service serves its own HTML pages (the site). */
       site: env.SITE === 'on',
       /** Where bookingUrl and centre url point when the operator has its own site. */

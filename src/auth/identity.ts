@@ -5,7 +5,15 @@
  */
 export type Identity =
   | { readonly kind: 'anonymous' }
-  | { readonly kind: 'client'; readonly clientId: string; readonly scope: 'read' };
+  | { readonly kind: 'client'; readonly clientId: string; readonly scope: 'read' }
+  /** An operator or partner API key, on /api/admin/* only (never an agent credential). */
+  | {
+      readonly kind: 'apiKey';
+      readonly keyId: string;
+      readonly name: string;
+      readonly role: 'admin' | 'partner';
+      readonly centreId: string | null;
+    };
 
 export const ANONYMOUS: Identity = Object.freeze({ kind: 'anonymous' });
 

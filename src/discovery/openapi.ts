@@ -24,7 +24,22 @@ export async function registerOpenApi(
       tags: [
         { name: 'stages', description: 'Course sessions' },
         { name: 'health', description: 'Service status' },
+        {
+          name: 'admin',
+          description:
+            'Operator and partner API: centres and sessions in, atomic place changes, imports. Needs an API key created from the command line (never an agent access token).',
+        },
       ],
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'An operator (role admin) or partner (one centre) API key, `sk_…`, created with `npm run cli -- apikey:create`.',
+          },
+        },
+      },
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,

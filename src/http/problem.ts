@@ -14,8 +14,12 @@ export const ProblemSchema = z
     errors: z
       .array(
         z.object({
-          name: z.string().describe('Parameter name.'),
+          name: z.string().describe('Parameter or field name.'),
           reason: z.string().describe('What is wrong with it.'),
+          index: z.int().optional().describe('Imports: position of the bad record in the batch, from 0.'),
+          line: z.int().optional().describe('Imports (NDJSON, CSV): line of the bad record in the file.'),
+          type: z.string().optional().describe('Imports: the record\'s type, "centre" or "session".'),
+          id: z.string().optional().describe("Imports: the record's id."),
         }),
       )
       .optional()

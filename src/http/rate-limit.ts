@@ -49,6 +49,7 @@ const BREAKER_TIMEOUT_MS = 250;
 function bucket(request: FastifyRequest): string {
   const identity = request.identity;
   if (identity?.kind === 'client') return `client:${identity.clientId}`;
+  if (identity?.kind === 'apiKey') return `key:${identity.keyId}`;
   return addressBucket(request);
 }
 
@@ -138,7 +139,8 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     hook: 'onRequest',
     timeWindow: settings.windowMs,
     keyGenerator: bucket,
-    max: (_request, key) => (key.startsWith('client:') ? settings.authenticated : settings.anonymous),
+    max: (_request, key) =>
+      key.startsWith('client:') ? settings.authenticated : key.startsWith('key:') ? settings.admin : settings.anonymous,
     allowList: (request) => request.method === 'OPTIONS',
     // RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (IETF draft) and Retry-After.
     enableDraftSpec: true,
@@ -165,7 +167,8 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
   });
 
   function limitReached(request: FastifyRequest, max: number, after: string, statusCode: number) {
-    const who = bucket(request).startsWith('client:') ? 'this client' : 'this address';
+    const key = bucket(request);
+    const who = key.startsWith('client:') ? 'this client' : key.startsWith('key:') ? 'this API key' : 'this address';
     const per = request.routeOptions.url === REGISTER_PATH ? 'hour' : `${settings.windowMs / 1000} s`;
     const err = new Error(`Rate limit reached for ${who}: ${max} requests per ${per}. Retry in ${after}.`) as Error & {
       statusCode: number;

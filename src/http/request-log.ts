@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Identity } from '../auth/identity.js';
 
 // Long enough to show any real query; a hostile 16 KB URL is not copied into every log line.
 const MAX_LOGGED_URL = 512;
@@ -14,6 +15,7 @@ export function registerRequestLog(app: FastifyInstance, readSampleRate: number)
     const status = reply.statusCode;
     const read = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
     if (status < 400 && read && (readSampleRate <= 0 || Math.random() >= readSampleRate)) return done();
+    const identity = (request as { identity?: Identity }).identity;
     const url = request.url.length > MAX_LOGGED_URL ? `${request.url.slice(0, MAX_LOGGED_URL)}…` : request.url;
     const fields = {
       method: request.method,
@@ -22,6 +24,8 @@ export function registerRequestLog(app: FastifyInstance, readSampleRate: number)
       statusCode: status,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ...(status < 400 && read ? { sampled: readSampleRate } : {}),
+      // Writes through the admin API name their key (its id and name, never the key itself).
+      ...(identity?.kind === 'apiKey' ? { apiKey: { id: identity.keyId, name: identity.name } } : {}),
     };
     if (status >= 500) request.log.error(fields, 'request answered');
     else request.log.info(fields, 'request answered');

@@ -13,6 +13,11 @@ export interface DemoOptions {
   seed?: string;
   centres?: number;
   sessions?: number;
+  /**
+   * Sessions per centre multiplied by this, as parallel groups (a second room): `--scale 10` makes
+   * about 200,000 sessions for load tests. 1 gives the demo itself, unchanged.
+   */
+  scale?: number;
 }
 
 export const DEMO_SEED = 'stages-demo-v1';
@@ -161,31 +166,33 @@ export function generateDemoCatalogue(options: DemoOptions): CatalogueData {
     const overseas = centre.deptCode.length === 3;
     const median = region === ILE_DE_FRANCE ? 255 : overseas ? 235 : 222;
     const schedule = rnd.weighted(SCHEDULES, (s) => s.weight);
-    const taken = new Set<string>();
-    for (let k = 0; k < count; k++) {
-      let day1 = rnd.pick(bookableDays);
-      for (
-        let tries = 0;
-        tries < 20 && (taken.has(day1) || taken.has(addDays(day1, 1)) || taken.has(addDays(day1, -1)));
-        tries++
-      ) {
-        day1 = rnd.pick(bookableDays);
+    for (let room = 0; room < (options.scale ?? 1); room++) {
+      const taken = new Set<string>();
+      for (let k = 0; k < count; k++) {
+        let day1 = rnd.pick(bookableDays);
+        for (
+          let tries = 0;
+          tries < 20 && (taken.has(day1) || taken.has(addDays(day1, 1)) || taken.has(addDays(day1, -1)));
+          tries++
+        ) {
+          day1 = rnd.pick(bookableDays);
+        }
+        if (taken.has(day1)) continue;
+        taken.add(day1);
+        const capacity = rnd.weighted(CAPACITIES, (c) => c.weight).value;
+        sessions.push({
+          id: rnd.uuid(),
+          centreId: centre.id,
+          courseNumber: `${centre.agrementNumber}-${day1.replaceAll('-', '')}${room > 0 ? `-${room + 1}` : ''}`,
+          day1,
+          day2: addDays(day1, 1),
+          // Most centres keep one timetable; a few sessions differ.
+          ...(rnd.next() < 0.9 ? { startTime: schedule.start, endTime: schedule.end } : pickSchedule(rnd)),
+          priceCents: price(rnd, median) * 100,
+          capacity,
+          spotsAvailable: spotsLeft(rnd, capacity, daysBetween(options.today, day1)),
+        });
       }
-      if (taken.has(day1)) continue;
-      taken.add(day1);
-      const capacity = rnd.weighted(CAPACITIES, (c) => c.weight).value;
-      sessions.push({
-        id: rnd.uuid(),
-        centreId: centre.id,
-        courseNumber: `${centre.agrementNumber}-${day1.replaceAll('-', '')}`,
-        day1,
-        day2: addDays(day1, 1),
-        // Most centres keep one timetable; a few sessions differ.
-        ...(rnd.next() < 0.9 ? { startTime: schedule.start, endTime: schedule.end } : pickSchedule(rnd)),
-        priceCents: price(rnd, median) * 100,
-        capacity,
-        spotsAvailable: spotsLeft(rnd, capacity, daysBetween(options.today, day1)),
-      });
     }
   });
   return { centres, sessions };

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import { hashSecret, secretMatches } from '../auth/secrets.js';
+import type { Db } from '../db/connect.js';
+import { apiKeys } from '../db/schema.js';
+
+export type ApiKeyRole = 'admin' | 'partner';
+
+/** Who a valid key belongs to: what the admin routes authorise on, and what write logs name. */
+export interface ApiKeyIdentity {
+  readonly id: string;
+  readonly name: string;
+  readonly role: ApiKeyRole;
+  /** The one centre a partner key may write; null for an operator key. */
+  readonly centreId: string | null;
+}
+
+export interface ApiKeyListing extends ApiKeyIdentity {
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/*
+ * A key reads `sk_<id>_<secret>`: `sk_` says what it is (and keeps it apart from access tokens,
+ * which are JWTs), the id finds the row, and the secret (256 random bits) is checked against its
+ * stored SHA-256 in constant time. Only the hash is kept.
+ */
+const KEY = /^sk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+export function parseApiKey(presented: string): { id: string; secret: string } | undefined {
+  const m = KEY.exec(presented);
+  return m ? { id: m[1] as string, secret: m[2] as string } : undefined;
+}
+
+export async function createApiKey(
+  db: Db,
+  input: { name: string; role: ApiKeyRole; centreId: string | null },
+): Promise<{ key: string; identity: ApiKeyIdentity }> {
+  const id = randomBytes(8).toString('hex');
+  const secret = randomBytes(32).toString('base64url');
+  await db.insert(apiKeys).values({
+    id,
+    name: input.name,
+    role: input.role,
+    centreId: input.centreId,
+    secretHash: hashSecret(secret),
+  });
+  return { key: `sk_${id}_${secret}`, identity: { id, ...input } };
+}
+
+/** The identity of a presented key, or undefined when it is unknown, wrong or revoked. */
+export async function verifyApiKey(db: Db, presented: string): Promise<ApiKeyIdentity | undefined> {
+  const parsed = parseApiKey(presented);
+  const [row] = parsed
+    ? await db
+        .select()
+        .from(apiKeys)
+        .where(and(eq(apiKeys.id, parsed.id), isNull(apiKeys.revokedAt)))
+    : [];
+  // Compared even when no row matched, so that an unknown id and a wrong secret take the same time.
+  if (!secretMatches(parsed?.secret ?? presented, row?.secretHash) || !row) return undefined;
+  return { id: row.id, name: row.name, role: row.role as ApiKeyRole, centreId: row.centreId };
+}
+
+export async function listApiKeys(db: Db): Promise<ApiKeyListing[]> {
+  const rows = await db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    role: r.role as ApiKeyRole,
+    centreId: r.centreId,
+    createdAt: r.createdAt,
+    revokedAt: r.revokedAt,
+  }));
+}
+
+/** Revokes a key at once, for every instance. False when no such key is active. */
+export async function revokeApiKey(db: Db, id: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length > 0;
+}
