@@ -143,7 +143,11 @@ const COMMANDS: Record<string, Command> = {
       const format = values.format ?? 'json';
       if (format !== 'json' && format !== 'ndjson' && format !== 'csv')
         throw new UsageError('--format must be json, ndjson or csv');
-      process.stdout.write(await exportCatalogue(database.db, format));
+      const text = await exportCatalogue(database.db, format);
+      // Wait until the pipe took it all: the process exits right after, and a pipe writes asynchronously.
+      await new Promise<void>((resolve, reject) =>
+        process.stdout.write(text, (err) => (err ? reject(err) : resolve())),
+      );
       return '';
     },
   },

@@ -11,6 +11,8 @@ const run = promisify(execFile);
 export function cli(args: string[], env: Record<string, string> = {}) {
   return run(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
     env: { ...process.env, ...env },
+    // An export of the demo catalogue is several megabytes.
+    maxBuffer: 256 * 1024 * 1024,
   }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
