@@ -28,6 +28,7 @@ const UNAVAILABLE_MESSAGES = [
   /is not queryable/, // pg: a client that already lost its connection
   /is not currently accepting connections/,
   /^PGlite is closed/, // embedded database closed under the app (shutdown)
+  /^Cannot use a pool after calling end on the pool/, // the same for the PostgreSQL pool
   /database ping timed out/,
 ];
 
