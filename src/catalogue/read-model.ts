@@ -257,6 +257,8 @@ export class CatalogueSnapshot {
     readonly version: number,
     readonly updatedAt: Date,
     readonly baseVersion: number,
+    /** The version at which a centre last changed (names and towns: what town searches match). */
+    readonly centresVersion: number,
     private readonly urls: UrlBuilder,
     indexes: Indexes,
   ) {
@@ -281,7 +283,7 @@ export class CatalogueSnapshot {
     const steps = buildSteps(centres, sessions, urls);
     let step = steps.next();
     while (!step.done) step = steps.next();
-    return new CatalogueSnapshot(version, updatedAt, version, urls, step.value);
+    return new CatalogueSnapshot(version, updatedAt, version, version, urls, step.value);
   }
 
   /** Builds in slices of a few milliseconds, yielding the event loop between them. */
@@ -298,7 +300,7 @@ export class CatalogueSnapshot {
       await nextTurn();
       step = steps.next();
     }
-    return new CatalogueSnapshot(version, updatedAt, version, urls, step.value);
+    return new CatalogueSnapshot(version, updatedAt, version, version, urls, step.value);
   }
 
   get centreCount(): number {
@@ -363,7 +365,8 @@ export class CatalogueSnapshot {
 
     const deptVersions = new Map(this.deptVersions);
     for (const code of touchedDepts) deptVersions.set(code, delta.version);
-    return new CatalogueSnapshot(delta.version, delta.updatedAt, this.baseVersion, urls, {
+    const centresVersion = delta.centres.size > 0 ? delta.version : this.centresVersion;
+    return new CatalogueSnapshot(delta.version, delta.updatedAt, this.baseVersion, centresVersion, urls, {
       sessions: updateSorted(this.sessions, removed, added),
       sessionsByDept: updateGroups(this.sessionsByDept, removed, added, (e) => e.centre.view.deptCode),
       sessionsByCentre: updateGroups(this.sessionsByCentre, removed, added, (e) => e.record.centreId),

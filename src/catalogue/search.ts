@@ -3,8 +3,18 @@ import { type CatalogueSnapshot, compareSessions, firstOnOrAfter, type SessionEn
 import type { SearchQuery } from './schemas.js';
 import { searchKey } from './text.js';
 
+/**
+ * What an answer drew on, so that a cached answer can outlive changes elsewhere: some departments'
+ * sessions (or all), and whether it matched centres by name (then any centre change may alter it).
+ */
+export interface SearchScope {
+  depts: readonly string[] | 'all';
+  centres: boolean;
+}
+
 export interface SearchResult {
   entries: SessionEntry[];
+  scope: SearchScope;
   /** The first day actually searched from: `from`, or today when `from` is absent or past. */
   from: string;
   description: string;
@@ -64,11 +74,16 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   const entries: SessionEntry[] = [];
   if (regionNeedle !== undefined && cityNeedle === undefined && query.dept === undefined) {
     // A region is a set of departments: merge their lists (at most 13) rather than its centres'.
-    const lists = DEPARTMENT_REGION_KEYS.filter(([, key]) => key.includes(regionNeedle)).map(
-      ([code]) => snapshot.sessionsByDept.get(code) ?? [],
+    const depts = DEPARTMENT_REGION_KEYS.filter(([, key]) => key.includes(regionNeedle)).map(([code]) => code);
+    mergeInOrder(
+      depts.map((code) => snapshot.sessionsByDept.get(code) ?? []),
+      from,
+      query.to,
+      query.limit,
+      keep,
+      entries,
     );
-    mergeInOrder(lists, from, query.to, query.limit, keep, entries);
-    return { entries, from, description: describe(query, from, entries.length) };
+    return { entries, from, description: describe(query, from, entries.length), scope: { depts, centres: false } };
   }
   const candidates =
     cityNeedle !== undefined || regionNeedle !== undefined
@@ -100,7 +115,21 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
       entries.push(e);
     }
   }
-  return { entries, from, description: describe(query, from, entries.length) };
+  const scope: SearchScope = query.dept
+    ? { depts: [query.dept], centres: false }
+    : candidates !== undefined && candidates.length <= MAX_MERGED_CENTRES
+      ? { depts: [...new Set(candidates.map((c) => c.deptCode))], centres: true }
+      : { depts: 'all', centres: false };
+  return { entries, from, description: describe(query, from, entries.length), scope };
+}
+
+/** Whether an answer computed at `version` with `scope` still holds in `snapshot`. */
+export function stillValid(snapshot: CatalogueSnapshot, version: number, scope: SearchScope): boolean {
+  if (snapshot.version === version) return true;
+  if (scope.depts === 'all' || snapshot.baseVersion > version) return false;
+  if (scope.centres && snapshot.centresVersion > version) return false;
+  for (const code of scope.depts) if (snapshot.deptVersion(code) > version) return false;
+  return true;
 }
 
 /**

@@ -54,7 +54,7 @@ describe('GET /openapi.json', () => {
     expect(params.limit.schema).toMatchObject({ type: 'integer', default: 20, minimum: 1, maximum: 100 });
     expect(params.includeUnavailable.schema).toMatchObject({ type: 'boolean', default: false });
     expect(params.maxPrice.schema).toMatchObject({ type: 'number', minimum: 0 });
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '429']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '304', '400', '429']);
     expect(Object.keys(op.responses['400'].content)).toEqual(['application/problem+json']);
     expect(Object.keys(op.responses['429'].content)).toEqual(['application/problem+json']);
   });
