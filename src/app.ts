@@ -6,6 +6,7 @@ import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
 import { Catalogue } from './catalogue/catalogue.js';
 import { type Clock, systemClock } from './catalogue/clock.js';
+import { eventsRoutes } from './catalogue/events-route.js';
 import { urlBuilder } from './catalogue/read-model.js';
 import { stagesRoutes } from './catalogue/routes.js';
 import type { Config } from './config.js';
@@ -116,6 +117,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await registerOpenApi(app, config.publicBaseUrl, config.platformName);
 
   await app.register(stagesRoutes);
+  await app.register(eventsRoutes(config.events));
   await app.register(healthRoutes);
   await registerAuth(app);
   await app.register(adminRoutes);

@@ -91,6 +91,9 @@ const EnvSchema = z
     RATE_LIMIT_TOKEN: positiveInt('RATE_LIMIT_TOKEN').default(20),
     RATE_LIMIT_ADMIN: positiveInt('RATE_LIMIT_ADMIN').default(1200),
     IMPORT_MAX_MB: positiveInt('IMPORT_MAX_MB').default(32),
+    EVENTS_HEARTBEAT_SECONDS: positiveInt('EVENTS_HEARTBEAT_SECONDS').default(15),
+    EVENTS_MAX_PER_ADDRESS: positiveInt('EVENTS_MAX_PER_ADDRESS').default(5),
+    EVENTS_MAX_STREAMS: positiveInt('EVENTS_MAX_STREAMS').default(2000),
     RATE_LIMIT_REGISTER_PER_HOUR: positiveInt('RATE_LIMIT_REGISTER_PER_HOUR').default(5),
     TRUST_PROXY: z
       .string()
@@ -167,6 +170,12 @@ const EnvSchema = z
         env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */
       signingKey: env.SIGNING_KEY,
+      /** GET /api/stages/events: heartbeat period and caps on open streams. */
+      events: {
+        heartbeatMs: env.EVENTS_HEARTBEAT_SECONDS * 1000,
+        maxPerAddress: env.EVENTS_MAX_PER_ADDRESS,
+        maxStreams: env.EVENTS_MAX_STREAMS,
+      },
       /** Largest body POST /api/admin/import accepts. */
       importMaxBytes: env.IMPORT_MAX_MB * 1024 * 1024,
       /** Whether the service serves its own HTML pages (the site). */

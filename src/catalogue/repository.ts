@@ -173,3 +173,42 @@ export async function replaceCatalogue(
     return true;
   });
 }
+
+// Past this many changed sessions, a resuming consumer is better off reading the list again.
+const MAX_REPLAY = 10_000;
+
+/**
+ * The sessions changed after version `since` up to `upTo` (a centre's change counts for each of its
+ * sessions), for a consumer resuming the change stream; `reset` when the log cannot say (pruned
+ * past `since`, a wholesale replacement, or more than a consumer should replay).
+ */
+export async function sessionsChangedBetween(db: Db, since: number, upTo: number): Promise<string[] | 'reset'> {
+  if (since >= upTo) return since === upTo ? [] : 'reset';
+  return db.transaction(
+    async (tx) => {
+      const changes = await tx
+        .select({ version: catalogueChanges.version, entity: catalogueChanges.entity, id: catalogueChanges.id })
+        .from(catalogueChanges)
+        .where(and(gt(catalogueChanges.version, since), lte(catalogueChanges.version, upTo)))
+        .orderBy(asc(catalogueChanges.version))
+        .limit(MAX_REPLAY + 1);
+      if (changes.length > MAX_REPLAY || changes[0]?.version !== since + 1) return 'reset';
+      const sessions = new Set<string>();
+      const centreIds: string[] = [];
+      for (const c of changes) {
+        if (c.entity === 'reset' || c.id === null) return 'reset';
+        if (c.entity === 'centre') centreIds.push(c.id);
+        else sessions.add(c.id);
+      }
+      if (centreIds.length) {
+        const rows = await tx
+          .select({ id: stageSessions.id })
+          .from(stageSessions)
+          .where(inArray(stageSessions.centreId, centreIds));
+        for (const r of rows) sessions.add(r.id);
+      }
+      return sessions.size > MAX_REPLAY ? 'reset' : [...sessions];
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
+}
