@@ -28,7 +28,8 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 
 ## REST
 
-- [GET /api/stages](${base}/api/stages): upcoming bookable sessions, soonest first. Optional query parameters: \`city\` (partial, ignores accents), \`dept\` (department code, e.g. 69, 2A, 974), \`region\` (partial), \`from\` and \`to\` (YYYY-MM-DD), \`maxPrice\` (euros), \`limit\` (1–100, default 20), \`includeUnavailable\` (true to include full sessions). Example: ${base}/api/stages?dept=69&maxPrice=250&limit=5
+- [GET /api/stages](${base}/api/stages): upcoming bookable sessions, soonest first. Optional query parameters: \`city\` (partial, ignores accents), \`dept\` (department code, e.g. 69, 2A, 974), \`region\` (partial), \`from\` and \`to\` (YYYY-MM-DD), \`maxPrice\` (euros), \`limit\` (1–100, default 20), \`includeUnavailable\` (true to include full sessions). Example: ${base}/api/stages?dept=69&maxPrice=250&limit=5. Answers carry an ETag: send it back in If-None-Match to get 304 while nothing changed.
+- [GET /api/stages/events](${base}/api/stages/events): Server-Sent Events of every change of places, price or status (one \`session\` event per changed session; \`id:\` is the catalogue version: reconnect with Last-Event-ID to get what you missed; a \`reset\` event means read the list again).
 - [OpenAPI description](${base}/openapi.json): the REST interface, OpenAPI 3.1.
 - [API reference](${base}/docs): the same description as a browsable page.
 - [GET /api/health](${base}/api/health): 200 when the service and its database work, 503 otherwise.

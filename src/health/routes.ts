@@ -27,8 +27,13 @@ export const HealthSchema = z
       .optional()
       .describe('Absent when rate limiting is off.'),
     catalogue: z.object({
+      version: z
+        .int()
+        .describe(
+          'Version of the served read model: instances on one database serve the same version within a second.',
+        ),
       centres: z.int().describe('Centres in the served read model.'),
-      sessions: z.int().describe('Sessions in the served read model, past ones included.'),
+      sessions: z.int().describe('Sessions in the served read model, past ones included, cancelled ones not.'),
       updatedAt: z.iso.datetime({ offset: true }).describe("Time of the catalogue's last change."),
       stale: z
         .boolean()
@@ -83,6 +88,7 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
           },
           ...(rateLimit ? { rateLimit } : {}),
           catalogue: {
+            version: snapshot.version,
             centres: snapshot.centreCount,
             sessions: snapshot.sessions.length,
             updatedAt: snapshot.updatedAtIso,
