@@ -155,6 +155,9 @@ describe('applying changes one by one', () => {
       urlBuilder(BASE_URL),
     );
     expect(visible(t.app.catalogue.snapshot)).toEqual(visible(rebuilt));
+    // The prebuilt bytes are exactly the view's JSON.
+    for (const e of t.app.catalogue.snapshot.sessionsById.values())
+      expect(e.bytes.toString()).toBe(JSON.stringify(e.view));
     // Every write was applied as a change, none by rebuilding the whole model.
     expect(updates.length).toBeGreaterThan(100);
     expect(updates.filter((k) => k === 'reload')).toEqual([]);
