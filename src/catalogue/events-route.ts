@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem, problemResponse, sendProblem } from '../http/problem.js';
@@ -36,12 +37,19 @@ function resetEvent(version: number): string {
 export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: number; maxStreams: number }) {
   const plugin: FastifyPluginAsyncZod = async (app) => {
     const open = new Set<ServerResponse>();
+    // Every socket that carried a stream, until it closes: after a stream the socket is done.
+    const sockets = new Set<Socket>();
     const perAddress = new Map<string, number>();
 
     app.addHook('preClose', async () => {
       // An open stream would hold the server's close until the shutdown timeout: end them; clients
       // reconnect (to another instance) after `retry`.
       for (const res of open) res.end();
+      for (const socket of sockets) {
+        socket.end();
+        // An end that cannot be flushed (a client that stopped reading) must not hold the close.
+        setTimeout(() => socket.destroy(), 500).unref();
+      }
     });
 
     app.get(
@@ -99,6 +107,11 @@ export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: numb
           'x-request-id': request.id,
         });
         open.add(res);
+        const socket = res.socket;
+        if (socket && !sockets.has(socket)) {
+          sockets.add(socket);
+          socket.once('close', () => sockets.delete(socket));
+        }
         perAddress.set(address, mine + 1);
 
         // Live updates are buffered until the replay is written, so that none is lost or reordered.

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type ClientRequest, get, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keysFor } from '../admin/helpers.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
@@ -12,41 +12,44 @@ interface SseEvent {
   retry?: string;
 }
 
-/** A real EventSource-style reader over fetch: blocks separated by a blank line, fields per line. */
+/**
+ * An EventSource-style reader (blocks separated by a blank line, fields per line) over a socket of
+ * its own, so that closing it leaves no pooled connection behind.
+ */
 async function openStream(url: string, headers: Record<string, string> = {}) {
-  const controller = new AbortController();
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
   const events: SseEvent[] = [];
   let buffer = '';
-  const reading = (async () => {
-    if (!res.body) return;
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let cut = buffer.indexOf('\n\n');
-        while (cut >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const event: SseEvent = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) event.comment = line.slice(1).trim();
-            else {
-              const at = line.indexOf(':');
-              const field = line.slice(0, at) as keyof SseEvent;
-              event[field] = line.slice(at + 1).replace(/^ /, '');
-            }
-          }
-          events.push(event);
-          cut = buffer.indexOf('\n\n');
+  let request: ClientRequest | undefined;
+  const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    request = get(url, { agent: false, headers: { accept: 'text/event-stream', ...headers } }, resolve);
+    request.on('error', reject);
+  });
+  res.setEncoding('utf8');
+  const ended = new Promise<void>((resolve) => {
+    res.on('close', () => resolve());
+    res.on('error', () => resolve());
+  });
+  res.on('data', (chunk: string) => {
+    buffer += chunk;
+    let cut = buffer.indexOf('\n\n');
+    while (cut >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const event: SseEvent = {};
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) event.comment = line.slice(1).trim();
+        else {
+          const at = line.indexOf(':');
+          const field = line.slice(0, at) as keyof SseEvent;
+          event[field] = line.slice(at + 1).replace(/^ /, '');
         }
       }
-    } catch {
-      // aborted
+      events.push(event);
+      cut = buffer.indexOf('\n\n');
     }
-  })();
+  });
   return {
-    res,
+    res: { status: res.statusCode, headers: { get: (name: string) => res.headers[name] as string | undefined } },
     events,
     sessions: () =>
       events.filter((e) => e.event === 'session').map((e) => ({ ...JSON.parse(e.data as string), lastId: e.id })),
@@ -58,10 +61,10 @@ async function openStream(url: string, headers: Record<string, string> = {}) {
       }
     },
     close() {
-      controller.abort();
-      return reading;
+      request?.destroy();
+      return ended;
     },
-    ended: reading,
+    ended,
   };
 }
 
