@@ -48,7 +48,8 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 1. Discover: [protected resource metadata](${urls.mcpResourceMetadata}) for the MCP endpoint names the authorization server; its [metadata](${urls.authorizationServerMetadata}) lists the endpoints below.
 2. Register once: \`POST ${urls.registrationEndpoint}\` with \`Content-Type: application/json\` and \`{"client_name": "my-agent"}\`. The answer (201) holds \`client_id\` and \`client_secret\`; the secret is shown once and does not expire: store it.
 3. Get a token: \`POST ${urls.tokenEndpoint}\` with \`Content-Type: application/x-www-form-urlencoded\`, \`grant_type=client_credentials\`, and the client credentials as HTTP Basic or as \`client_id\` and \`client_secret\` form parameters. The access token is an ES256 JWT valid ${ACCESS_TOKEN_LIFETIME_SECONDS} seconds, scope \`read\`.
-4. Call \`POST /api/mcp\` with \`Authorization: Bearer <access_token>\`. An invalid or expired token gets 401 with a \`WWW-Authenticate\` header pointing to the protected resource metadata: get a new token and retry. Sending no token at all is always allowed (anonymous tier).
+4. Call \`POST /api/mcp\` with \`Authorization: Bearer <access_token>\`. An invalid or expired token gets 401 with a \`WWW-Authenticate\` header pointing to the protected resource metadata: get a new token and retry. Sending no token at all is always allowed (anonymous tier). MCP SDK clients: \`ClientCredentialsProvider\` works as it is; call the SDK's \`auth()\` once for the first token, since anonymous calls are served and the SDK sends a token only once it holds one.
+5. There is no login or redirect flow: the metadata names an authorization endpoint only because MCP SDKs require one, and it answers every request 400 (\`unsupported_response_type\`).
 
 ## Documents
 
