@@ -36,7 +36,7 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 ## MCP
 
 - [POST /api/mcp](${urls.mcpResource}): MCP server (JSON-RPC 2.0 over streamable HTTP, \`Content-Type: application/json\`). \`tools/list\` lists the tools with their input and output schemas.
-- Tool \`search_stages\`: search upcoming sessions with the same filters as GET /api/stages.
+- Tool \`search_stages\`: search upcoming sessions with the same filters as GET /api/stages. Arguments may be typed JSON or text (\`{"dept": 69}\`, \`{"limit": "5"}\`, \`""\` for an unused one); an unknown argument is refused by name.
 - Tool \`check_availability\`: current places left and price of one session, by id.
 - Tool \`get_centre\`: one approved centre, by id or slug.
 - Tool \`list_articles\`: the articles explaining points-recovery courses.

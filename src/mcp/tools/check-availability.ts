@@ -1,12 +1,13 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { dateIn } from '../../catalogue/clock.js';
+import { argumentsObject } from '../../catalogue/fields.js';
 import { StageSessionSchema } from '../../catalogue/schemas.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { formatPrice } from '../format.js';
 
-const Input = z.object({
+const Input = argumentsObject({
   sessionId: z
     .uuid({ error: 'sessionId must be a session id (a UUID), as given by search_stages' })
     .describe('The id of a session, as returned by search_stages or get_centre.'),
