@@ -7,6 +7,7 @@ import { Catalogue } from './catalogue/catalogue.js';
 import { type Clock, systemClock } from './catalogue/clock.js';
 import { urlBuilder } from './catalogue/read-model.js';
 import { stagesRoutes } from './catalogue/routes.js';
+import { sessionRoute } from './catalogue/session-route.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { registerOpenApi, registerOpenApiRoute } from './discovery/openapi.js';
@@ -115,6 +116,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await registerOpenApi(app, config.publicBaseUrl, config.platformName);
 
   await app.register(stagesRoutes);
+  await app.register(sessionRoute);
   await app.register(healthRoutes);
   await registerAuth(app);
   await app.register(discoveryRoutes);

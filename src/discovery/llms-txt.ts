@@ -29,6 +29,7 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 ## REST
 
 - [GET /api/stages](${base}/api/stages): upcoming bookable sessions, soonest first. Optional query parameters: \`city\` (partial, ignores accents), \`dept\` (department code, e.g. 69, 2A, 974), \`region\` (partial), \`from\` and \`to\` (YYYY-MM-DD), \`maxPrice\` (euros), \`limit\` (1–100, default 20), \`includeUnavailable\` (true to include full sessions). Example: ${base}/api/stages?dept=69&maxPrice=250&limit=5
+- \`GET /api/stages/{id}\`: one session right now, by its id from a list: \`available\`, \`full\` or \`past\`, places left, price, course number, \`bookingUrl\`. Ask it just before sending a person to book.
 - [OpenAPI description](${base}/openapi.json): the REST interface, OpenAPI 3.1.
 - [API reference](${base}/docs): the same description as a browsable page.
 - [GET /api/health](${base}/api/health): 200 when the service and its database work, 503 otherwise.
