@@ -9,6 +9,7 @@ import { type Clock, systemClock } from './catalogue/clock.js';
 import { eventsRoutes } from './catalogue/events-route.js';
 import { urlBuilder } from './catalogue/read-model.js';
 import { stagesRoutes } from './catalogue/routes.js';
+import { sessionRoute } from './catalogue/session-route.js';
 import type { Config } from './config.js';
 import type { Database } from './db/connect.js';
 import { registerOpenApi, registerOpenApiRoute } from './discovery/openapi.js';
@@ -118,6 +119,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   await app.register(stagesRoutes);
   await app.register(eventsRoutes(config.events));
+  await app.register(sessionRoute);
   await app.register(healthRoutes);
   await registerAuth(app);
   await app.register(adminRoutes);

@@ -1,8 +1,9 @@
 import type { FastifyReply } from 'fastify';
 
-/** RFC 6749 §5.2 and RFC 7591 §3.2.2 error codes used by this server. */
+/** RFC 6749 §4.1.2.1 and §5.2, and RFC 7591 §3.2.2 error codes used by this server. */
 export type OAuthErrorCode =
   | 'invalid_request'
+  | 'unsupported_response_type'
   | 'invalid_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'

@@ -7,6 +7,8 @@ export interface AuthUrls {
   /** The issuer: PUBLIC_BASE_URL, without a trailing slash. */
   issuer: string;
   tokenEndpoint: string;
+  /** Exists because MCP SDK clients require it in the metadata; it serves no flow (see routes.ts). */
+  authorizationEndpoint: string;
   registrationEndpoint: string;
   claimEndpoint: string;
   jwksUri: string;
@@ -26,6 +28,7 @@ export function authUrls(publicBaseUrl: string): AuthUrls {
   return {
     issuer: base,
     tokenEndpoint: `${base}/api/oauth/token`,
+    authorizationEndpoint: `${base}/api/oauth/authorize`,
     registrationEndpoint: `${base}/api/oauth/register`,
     claimEndpoint: `${base}/api/oauth/claim`,
     jwksUri: `${base}/.well-known/jwks.json`,

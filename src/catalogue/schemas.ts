@@ -1,7 +1,13 @@
 import { z } from 'zod';
-import { countField, flagField, textField } from './fields.js';
-import { canonicalDeptCode } from './geography.js';
-import { searchKey } from './text.js';
+import {
+  argumentsObject,
+  countField,
+  dateField,
+  departmentField,
+  euroAmountField,
+  flagField,
+  placeNameField,
+} from './fields.js';
 
 /*
  * One definition per shape. REST validation, the OpenAPI document and the MCP tool schemas
@@ -63,106 +69,41 @@ export type StageList = z.output<typeof StageListSchema>;
 export const LIMIT_DEFAULT = 20;
 export const LIMIT_MAX = 100;
 
-function isCalendarDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const d = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
-}
-
-const calendarDate = (what: string) =>
-  z
-    .string({ error: `${what} must be a date in YYYY-MM-DD form` })
-    .refine(isCalendarDate, { error: `${what} must be a real calendar date in YYYY-MM-DD form` });
-
-/**
- * A place name matched ignoring case, accents and punctuation. One that folds to nothing ("!!!",
- * "---", a zero-width space) would match every session: refused, naming the parameter, since the
- * caller surely meant something else.
- */
-const placeName = (name: string) =>
-  textField(name, 100).refine((v) => searchKey(v) !== '', {
-    error: `${name} must contain at least one letter or digit`,
-  });
-
 export const searchFields = {
-  city: placeName('city')
-    .optional()
-    .describe('City, partial match ignoring case and accents ("saint etienne" finds "Saint-Étienne").'),
-  dept: z
-    .string({ error: 'dept must be a department code' })
-    .transform((v, ctx) => {
-      const code = canonicalDeptCode(v);
-      if (!code) {
-        ctx.addIssue({ code: 'custom', message: `unknown department code "${v}"` });
-        return z.NEVER;
-      }
-      return code;
-    })
-    .optional()
-    .describe('Department code: "69", "01" (or "1"), "2A", "974".'),
-  region: placeName('region')
-    .optional()
-    .describe('Region, partial match ignoring case and accents ("rhone" finds "Auvergne-Rhône-Alpes").'),
-  from: calendarDate('from')
-    .optional()
-    .describe('Earliest first day, YYYY-MM-DD. Default: today (Europe/Paris). Earlier dates count as today.'),
-  to: calendarDate('to').optional().describe('Latest first day, YYYY-MM-DD, inclusive.'),
-  maxPrice: z
-    .number({ error: 'maxPrice must be a number of euros' })
-    .min(0, { error: 'maxPrice must not be negative' })
-    .max(100_000, { error: 'maxPrice must be at most 100000' })
-    .optional()
-    .describe('Maximum price in euros, inclusive.'),
+  city: placeNameField('city', 100, ['lyon', 'saint etienne']).describe(
+    'City, partial match ignoring case and accents ("saint etienne" finds "Saint-Étienne").',
+  ),
+  dept: departmentField('dept').describe(
+    'Department code: "69", "01" (or "1"), "2A", "974"; in JSON, a number such as 69 too.',
+  ),
+  region: placeNameField('region', 100, ['rhone', 'Île-de-France']).describe(
+    'Region, partial match ignoring case and accents ("rhone" finds "Auvergne-Rhône-Alpes").',
+  ),
+  from: dateField('from').describe(
+    'Earliest first day, YYYY-MM-DD. Default: today (Europe/Paris). Earlier dates count as today.',
+  ),
+  to: dateField('to').describe('Latest first day, YYYY-MM-DD, inclusive; not before from.'),
+  maxPrice: euroAmountField('maxPrice').describe('Maximum price in euros, inclusive.'),
   limit: countField('limit', LIMIT_MAX, LIMIT_DEFAULT).describe(`Maximum number of sessions, 1 to ${LIMIT_MAX}.`),
   includeUnavailable: flagField('includeUnavailable').describe(
     'When true, full sessions (0 places left) are included as well.',
   ),
 };
 
+/** A rule JSON Schema cannot state (it compares two fields): said in `to`'s description. */
 function toBeforeFrom(q: { from?: string | undefined; to?: string | undefined }, ctx: z.RefinementCtx) {
   if (q.from && q.to && q.to < q.from) {
     ctx.addIssue({ code: 'custom', path: ['to'], message: `to (${q.to}) must not be before from (${q.from})` });
   }
 }
 
-/** Typed arguments, as an MCP client sends them. */
-export const SearchQuerySchema = z.object(searchFields).superRefine(toBeforeFrom);
+/** Tool arguments of search_stages: the filters, and an unknown argument is refused by name. */
+export const SearchQuerySchema = argumentsObject(searchFields).superRefine(toBeforeFrom);
 
 /**
- * Query-string form of the same filters: each value arrives as text and is read into the
- * typed field above, so the rules and messages stay the same.
+ * Query-string form of the same filters, field for field. Unknown parameters are ignored here,
+ * as on any web API (cache-busters, the site's `page`).
  */
-function fromQueryString(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  if (value === '') return undefined;
-  return value;
-}
-function numberFromQueryString(value: unknown): unknown {
-  const v = fromQueryString(value);
-  if (typeof v !== 'string') return v;
-  const n = Number(v.trim());
-  return v.trim() === '' || Number.isNaN(n) ? v : n;
-}
-function booleanFromQueryString(value: unknown): unknown {
-  const v = fromQueryString(value);
-  if (typeof v !== 'string') return v;
-  const lower = v.toLowerCase();
-  if (lower === 'true' || lower === '1') return true;
-  if (lower === 'false' || lower === '0') return false;
-  return v;
-}
-
-export const SearchQueryStringSchema = z
-  .object({
-    city: z.preprocess(fromQueryString, searchFields.city),
-    dept: z.preprocess(fromQueryString, searchFields.dept),
-    region: z.preprocess(fromQueryString, searchFields.region),
-    from: z.preprocess(fromQueryString, searchFields.from),
-    to: z.preprocess(fromQueryString, searchFields.to),
-    maxPrice: z.preprocess(numberFromQueryString, searchFields.maxPrice),
-    limit: z.preprocess(numberFromQueryString, searchFields.limit),
-    includeUnavailable: z.preprocess(booleanFromQueryString, searchFields.includeUnavailable),
-  })
-  .superRefine(toBeforeFrom);
+export const SearchQueryStringSchema = z.object(searchFields).superRefine(toBeforeFrom);
 
 export type SearchQuery = z.output<typeof SearchQuerySchema>;

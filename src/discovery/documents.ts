@@ -9,11 +9,16 @@ export const API_CATALOG_CONTENT_TYPE = 'application/linkset+json; profile="http
 export function authorizationServerMetadata(urls: AuthUrls) {
   return {
     issuer: urls.issuer,
+    // RFC 8414 makes it optional without an authorization-code or implicit grant, but the MCP
+    // SDKs' metadata schema (1.x and 2.x) requires it and rejects the whole document otherwise,
+    // before any token request. It exists and refuses every request with an OAuth error.
+    authorization_endpoint: urls.authorizationEndpoint,
     token_endpoint: urls.tokenEndpoint,
     registration_endpoint: urls.registrationEndpoint,
     jwks_uri: urls.jwksUri,
     scopes_supported: [READ_SCOPE],
-    // Required by RFC 8414; empty because there is no authorization endpoint (no redirect flows).
+    // Required by RFC 8414 (and by the SDKs' schema); empty: the authorization endpoint serves no
+    // response_type, so no client is led into a redirect flow.
     response_types_supported: [],
     grant_types_supported: ['client_credentials'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],

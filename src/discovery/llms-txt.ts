@@ -28,8 +28,9 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 
 ## REST
 
-- [GET /api/stages](${base}/api/stages): upcoming bookable sessions, soonest first. Optional query parameters: \`city\` (partial, ignores accents), \`dept\` (department code, e.g. 69, 2A, 974), \`region\` (partial), \`from\` and \`to\` (YYYY-MM-DD), \`maxPrice\` (euros), \`limit\` (1–100, default 20), \`includeUnavailable\` (true to include full sessions). Example: ${base}/api/stages?dept=69&maxPrice=250&limit=5. Answers carry an ETag: send it back in If-None-Match to get 304 while nothing changed.
+- [GET /api/stages](${base}/api/stages): upcoming bookable sessions, soonest first. Optional query parameters: \`city\` (partial, ignores accents), \`dept\` (department code, e.g. 69, 2A, 974), \`region\` (partial), \`from\` and \`to\` (YYYY-MM-DD), \`maxPrice\` (euros), \`limit\` (1–100, default 20), \`includeUnavailable\` (true to include full sessions). Answers carry an ETag: send it back in If-None-Match to get 304 while nothing changed. Example: ${base}/api/stages?dept=69&maxPrice=250&limit=5
 - [GET /api/stages/events](${base}/api/stages/events): Server-Sent Events of every change of places, price or status (one \`session\` event per changed session; \`id:\` is the catalogue version: reconnect with Last-Event-ID to get what you missed; a \`reset\` event means read the list again).
+- \`GET /api/stages/{id}\`: one session right now, by its id from a list: \`available\`, \`full\`, \`past\` or \`cancelled\`, places left, price, course number, \`bookingUrl\`. Ask it just before sending a person to book.
 - [OpenAPI description](${base}/openapi.json): the REST interface, OpenAPI 3.1.
 - [API reference](${base}/docs): the same description as a browsable page.
 - [GET /api/health](${base}/api/health): 200 when the service and its database work, 503 otherwise.
@@ -37,7 +38,7 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 ## MCP
 
 - [POST /api/mcp](${urls.mcpResource}): MCP server (JSON-RPC 2.0 over streamable HTTP, \`Content-Type: application/json\`). \`tools/list\` lists the tools with their input and output schemas.
-- Tool \`search_stages\`: search upcoming sessions with the same filters as GET /api/stages.
+- Tool \`search_stages\`: search upcoming sessions with the same filters as GET /api/stages. Arguments may be typed JSON or text (\`{"dept": 69}\`, \`{"limit": "5"}\`, \`""\` for an unused one); an unknown argument is refused by name.
 - Tool \`check_availability\`: current places left and price of one session, by id.
 - Tool \`get_centre\`: one approved centre, by id or slug.
 - Tool \`list_articles\`: the articles explaining points-recovery courses.
@@ -49,7 +50,8 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 1. Discover: [protected resource metadata](${urls.mcpResourceMetadata}) for the MCP endpoint names the authorization server; its [metadata](${urls.authorizationServerMetadata}) lists the endpoints below.
 2. Register once: \`POST ${urls.registrationEndpoint}\` with \`Content-Type: application/json\` and \`{"client_name": "my-agent"}\`. The answer (201) holds \`client_id\` and \`client_secret\`; the secret is shown once and does not expire: store it.
 3. Get a token: \`POST ${urls.tokenEndpoint}\` with \`Content-Type: application/x-www-form-urlencoded\`, \`grant_type=client_credentials\`, and the client credentials as HTTP Basic or as \`client_id\` and \`client_secret\` form parameters. The access token is an ES256 JWT valid ${ACCESS_TOKEN_LIFETIME_SECONDS} seconds, scope \`read\`.
-4. Call \`POST /api/mcp\` with \`Authorization: Bearer <access_token>\`. An invalid or expired token gets 401 with a \`WWW-Authenticate\` header pointing to the protected resource metadata: get a new token and retry. Sending no token at all is always allowed (anonymous tier).
+4. Call \`POST /api/mcp\` with \`Authorization: Bearer <access_token>\`. An invalid or expired token gets 401 with a \`WWW-Authenticate\` header pointing to the protected resource metadata: get a new token and retry. Sending no token at all is always allowed (anonymous tier). MCP SDK clients: \`ClientCredentialsProvider\` works as it is; call the SDK's \`auth()\` once for the first token, since anonymous calls are served and the SDK sends a token only once it holds one.
+5. There is no login or redirect flow: the metadata names an authorization endpoint only because MCP SDKs require one, and it answers every request 400 (\`unsupported_response_type\`).
 
 ## Documents
 

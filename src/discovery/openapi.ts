@@ -1,8 +1,34 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { jsonSchemaTransformObject, jsonSchemaTransform as zodJsonSchemaTransform } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { typedFormOf } from '../catalogue/fields.js';
 import { SERVICE_VERSION } from '../health/routes.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
+
+/**
+ * A shared input field accepts its typed value, its text form and "" (catalogue/fields.ts), which
+ * is what an MCP client's JSON needs spelled out. In a query string every value is text, and
+ * OpenAPI's `type: integer` already means "an integer, written out": each query parameter shows
+ * its typed form only, with the field's description, default and examples.
+ */
+const jsonSchemaTransform: typeof zodJsonSchemaTransform = (document) => {
+  const out = zodJsonSchemaTransform(document);
+  const query = document.schema?.querystring;
+  const properties = (
+    out.schema as { querystring?: { properties?: Record<string, Record<string, unknown>> } } | undefined
+  )?.querystring?.properties;
+  if (!(query instanceof z.ZodObject) || !properties) return out;
+  for (const [name, field] of Object.entries(query.shape as Record<string, z.ZodType>)) {
+    const typed = typedFormOf(field);
+    const current = properties[name];
+    if (!typed || !current) continue;
+    const { anyOf: _forms, ...annotations } = current;
+    const { $schema: _dialect, ...shape } = z.toJSONSchema(typed, { target: 'draft-2020-12', io: 'input' });
+    properties[name] = { ...shape, ...annotations };
+  }
+  return out;
+};
 
 /** Registers the OpenAPI generator. Must run before the routes it describes are added. */
 export async function registerOpenApi(

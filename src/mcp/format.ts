@@ -1,10 +1,5 @@
+import { formatPrice } from '../catalogue/price.js';
 import type { StageSession } from '../catalogue/schemas.js';
-
-const euros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR' });
-
-export function formatPrice(value: number): string {
-  return euros.format(value);
-}
 
 /** One line per session, for the text block of a tool result. */
 export function sessionLine(s: Omit<StageSession, 'centre'> & { centre?: StageSession['centre'] }): string {

@@ -43,6 +43,8 @@ describe('POST /api/oauth/register', () => {
       client_id_issued_at: Date.parse('2030-03-04T09:00:00Z') / 1000,
       client_secret_expires_at: 0,
       client_name: 'My agent',
+      // The redirect URI asked for is not registered: no flow here redirects.
+      redirect_uris: [],
       grant_types: ['client_credentials'],
       token_endpoint_auth_method: 'client_secret_basic',
       scope: 'read',

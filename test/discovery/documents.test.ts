@@ -28,6 +28,7 @@ describe('authorization server metadata (RFC 8414)', () => {
     const as = expectCacheableJson(await get('/.well-known/oauth-authorization-server'));
     expect(as).toMatchObject({
       issuer: BASE_URL,
+      authorization_endpoint: `${BASE_URL}/api/oauth/authorize`,
       token_endpoint: `${BASE_URL}/api/oauth/token`,
       registration_endpoint: `${BASE_URL}/api/oauth/register`,
       jwks_uri: `${BASE_URL}/.well-known/jwks.json`,

@@ -39,6 +39,30 @@ describe('fuzz: OAuth forms and JSON', () => {
     );
   });
 
+  it('the authorization endpoint answers any query or form with a 400 OAuth error, never a redirect', async () => {
+    const fields = ['response_type', 'client_id', 'redirect_uri', 'state', 'scope', 'code_challenge'];
+    const pairs = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...fields), hostileText), hostileText), { maxLength: 6 });
+    await fuzz(
+      fc.tuple(pairs, fc.constantFrom('GET', 'POST') as fc.Arbitrary<'GET' | 'POST'>),
+      async ([params, method]) => {
+        const encoded = new URLSearchParams(params).toString();
+        const res = await t.app.inject(
+          method === 'GET'
+            ? { method, url: `/api/oauth/authorize?${encoded}` }
+            : {
+                method,
+                url: '/api/oauth/authorize',
+                headers: { 'content-type': 'application/x-www-form-urlencoded' },
+                payload: encoded,
+              },
+        );
+        expectCleanAnswer(res, 'oauth');
+        expect(res.statusCode).toBe(400);
+        expect(res.headers.location).toBeUndefined();
+      },
+    );
+  });
+
   it('registration answers any JSON body with 201 or invalid_client_metadata, and any other type with 415', async () => {
     const body = fc.oneof(
       fc.dictionary(

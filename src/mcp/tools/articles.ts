@@ -1,25 +1,17 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ARTICLE_TOPICS, ArticleSchema, ArticleSummarySchema } from '../../articles/articles.js';
-import { countField, textField } from '../../catalogue/fields.js';
+import { argumentsObject, choiceField, countField, optionalTextField, textField } from '../../catalogue/fields.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 
 const ARTICLES_MAX = 50;
 
-const ListInput = z.object({
-  topic: z
-    .enum(ARTICLE_TOPICS, { error: `topic must be one of: ${ARTICLE_TOPICS.join(', ')}` })
-    .optional()
-    .describe('Only articles on this topic.'),
-  query: z
-    .string({ error: 'query must be a text' })
-    .trim()
-    .max(200, { error: 'query must be at most 200 characters' })
-    .optional()
-    .describe(
-      'Words that must all appear in the article (French; case and accents ignored), e.g. "48N" or "permis probatoire".',
-    ),
+const ListInput = argumentsObject({
+  topic: choiceField('topic', ARTICLE_TOPICS).describe('Only articles on this topic.'),
+  query: optionalTextField('query', 200).describe(
+    'Words that must all appear in the article (French; case and accents ignored), e.g. "48N" or "permis probatoire".',
+  ),
   limit: countField('limit', ARTICLES_MAX, 20).describe(`Maximum number of articles, 1 to ${ARTICLES_MAX}.`),
 });
 
@@ -28,7 +20,7 @@ const ListOutput = z.object({
   articles: z.array(ArticleSummarySchema),
 });
 
-const GetInput = z.object({
+const GetInput = argumentsObject({
   slug: textField('slug', 200, 'an article slug, as given by list_articles').describe(
     'The article slug, from list_articles.',
   ),

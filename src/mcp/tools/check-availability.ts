@@ -1,31 +1,14 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { StageSessionSchema } from '../../catalogue/schemas.js';
-import { sessionStatus } from '../../catalogue/session-status.js';
+import { SessionAvailabilitySchema, sessionAvailability } from '../../catalogue/availability.js';
+import { argumentsObject } from '../../catalogue/fields.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
-import { formatPrice } from '../format.js';
 
-const Input = z.object({
+const Input = argumentsObject({
   sessionId: z
     .uuid({ error: 'sessionId must be a session id (a UUID), as given by search_stages' })
     .describe('The id of a session, as returned by search_stages or get_centre.'),
-});
-
-const Output = z.object({
-  status: z
-    .enum(['available', 'full', 'past', 'cancelled'])
-    .describe(
-      '"available": places left and not started; "full": no place left; "past": the course has already begun; "cancelled": the centre cancelled it.',
-    ),
-  bookable: z.boolean().describe('True when the human user can book it now on bookingUrl.'),
-  message: z.string().describe('The situation in one sentence.'),
-  spotsAvailable: z.int().min(0).describe('Remaining places right now.'),
-  priceEuros: z.number().describe('Effective price in euros.'),
-  bookingUrl: z.url().describe('Where the human user finalises the booking.'),
-  courseNumber: z.string().describe('Course identification number, which adverts must show by law.'),
-  checkedAt: z.iso.datetime({ offset: true }).describe('When this answer was computed.'),
-  session: StageSessionSchema,
 });
 
 export function registerCheckAvailability(server: McpServer, ctx: ToolContext): void {
@@ -33,42 +16,20 @@ export function registerCheckAvailability(server: McpServer, ctx: ToolContext): 
     'check_availability',
     {
       title: 'Check a session’s places and price now',
-      description: `Check, right now, whether one course session can still be booked: current remaining places, effective price, status (available, full, past or cancelled), its course identification number and the centre. Use it just before sending a user to book, since places change in real time. Takes the session id from search_stages or get_centre. ${BOOKING_NOTE}`,
+      description: `Check, right now, whether one course session can still be booked: current remaining places, effective price, status (available, full, past or cancelled), its course identification number and the centre. Use it just before sending a user to book, since places change in real time. Takes the session id from search_stages or get_centre. Same answer as GET /api/stages/{id}. ${BOOKING_NOTE}`,
       inputSchema: cachedJsonSchema(Input),
-      outputSchema: cachedJsonSchema(Output),
+      outputSchema: cachedJsonSchema(SessionAvailabilitySchema),
       annotations: { title: 'Check availability', ...READ_ONLY },
     },
     async ({ sessionId }) => {
-      const entry = ctx.catalogue.snapshot.sessionsById.get(sessionId.toLowerCase());
-      if (!entry) {
+      const out = sessionAvailability(ctx.catalogue.snapshot, sessionId, ctx.clock.now());
+      if (!out) {
         return toolError(
           `No session has the id ${sessionId}. It may have been removed; use search_stages to find current sessions.`,
         );
       }
-      const s = entry.view;
-      const now = ctx.clock.now();
-      const status = sessionStatus(entry, now);
-      const when = `on ${s.day1} and ${s.day2}, ${s.startTime}–${s.endTime}, at ${s.centre.name} (${s.centre.city})`;
-      const message =
-        status === 'cancelled'
-          ? `This session ${when} was cancelled by the centre; it cannot be booked. Use search_stages to find another one.`
-          : status === 'past'
-            ? `This session began on ${s.day1}; it can no longer be booked. Use search_stages to find a later one.`
-            : status === 'full'
-              ? `This session ${when} is full: no place left. Use search_stages for another date or centre.`
-              : `${s.spotsAvailable} place${s.spotsAvailable === 1 ? '' : 's'} left for the session ${when}, at ${formatPrice(s.priceEuros)}.`;
-      const out = {
-        status,
-        bookable: status === 'available',
-        message,
-        spotsAvailable: s.spotsAvailable,
-        priceEuros: s.priceEuros,
-        bookingUrl: s.bookingUrl,
-        courseNumber: entry.record.courseNumber,
-        checkedAt: now.toISOString(),
-        session: s,
-      } as const;
-      const text = `${message}\nCourse number ${out.courseNumber}; centre approval ${s.centre.agrementNumber}.${status === 'available' ? `\nBook: ${s.bookingUrl}\n${BOOKING_NOTE}` : ''}`;
+      const s = out.session;
+      const text = `${out.message}\nCourse number ${out.courseNumber}; centre approval ${s.centre.agrementNumber}.${out.status === 'available' ? `\nBook: ${s.bookingUrl}\n${BOOKING_NOTE}` : ''}`;
       return result(out, text);
     },
   );

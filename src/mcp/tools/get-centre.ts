@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { dateIn } from '../../catalogue/clock.js';
-import { countField, flagField, textField } from '../../catalogue/fields.js';
+import { argumentsObject, countField, flagField, textField } from '../../catalogue/fields.js';
 import { firstOnOrAfter, type SessionEntry } from '../../catalogue/read-model.js';
 import { CentreSchema, StageSessionSchema } from '../../catalogue/schemas.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
@@ -10,7 +10,7 @@ import { sessionLine } from '../format.js';
 
 const CENTRE_SESSIONS_MAX = 50;
 
-const Input = z.object({
+const Input = argumentsObject({
   idOrSlug: textField('idOrSlug', 200, 'a centre id (UUID) or slug').describe(
     'The centre id (UUID) or slug, as found in a session’s centre object.',
   ),
