@@ -21,7 +21,7 @@ export const sessionRoute: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getSessionAvailability',
         summary: 'One session, right now',
         description:
-          "Whether one session can still be booked at this moment: status (available, full or past), places left, effective price, its course identification number and the centre. Ask it just before sending a person to book, since places change in real time. Booking is done by the human user on the session's bookingUrl.",
+          "Whether one session can still be booked at this moment: status (available, full, past or cancelled), places left, effective price, its course identification number and the centre. Ask it just before sending a person to book, since places change in real time. Booking is done by the human user on the session's bookingUrl.",
         tags: ['stages'],
         params: Params,
         response: {

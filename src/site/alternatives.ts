@@ -2,7 +2,7 @@ import { DEPARTMENTS } from '../catalogue/geography.js';
 import { type CatalogueSnapshot, compareSessions, firstOnOrAfter, type SessionEntry } from '../catalogue/read-model.js';
 
 /**
- * The next bookable sessions near a full or past one: first in its department, then in the
+ * The next bookable sessions near a full, past or cancelled one: first in its department, then in the
  * rest of its region, each in date order. Reads one department's sorted list at a time and
  * stops as soon as it has enough, so it costs a few dozen entries, not the catalogue.
  */

@@ -320,6 +320,9 @@ describe('sessions', () => {
     const checked = (await check(id)).structuredContent;
     expect(checked).toMatchObject({ status: 'cancelled', bookable: false });
     expect(checked.message).toContain('cancelled');
+    const rest = await t.app.inject(`/api/stages/${id}`);
+    expect(rest.statusCode).toBe(200);
+    expect(rest.json()).toMatchObject({ status: 'cancelled', bookable: false });
     const page = await t.app.inject({ url: `/stages/${id}`, headers: { accept: 'text/html' } });
     expect(page.body).toContain('annulé');
     expect(page.body).toContain('EventCancelled');
