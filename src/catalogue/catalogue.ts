@@ -1,7 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/connect.js';
 import { type CatalogueDelta, CatalogueSnapshot, type UrlBuilder } from './read-model.js';
-import { loadCatalogue, readChangesSince } from './repository.js';
+import { loadCatalogue, pruneHistory, readChangesSince } from './repository.js';
+
+/** How long the change log and stored idempotent answers are kept, and how often they are pruned. */
+export const HISTORY_KEEP_MS = 24 * 3600 * 1000;
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
 
 /** What a listener hears after each swap: the changes applied, or that the whole model was rebuilt. */
 export type CatalogueUpdate =
@@ -25,6 +29,7 @@ export class Catalogue {
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
   #listeners = new Set<(update: CatalogueUpdate) => void>();
+  #prune: NodeJS.Timeout | undefined;
   /** Milliseconds the last catch-up spent building or applying (not waiting for the database). */
   lastApplyMs = 0;
 
@@ -47,7 +52,20 @@ export class Catalogue {
         catalogue.#listening = listening;
       },
     );
+    // Any instance may prune; doing it twice deletes nothing the second time.
+    catalogue.#prune = setInterval(() => void catalogue.prune(new Date()), PRUNE_EVERY_MS);
+    catalogue.#prune.unref();
     return catalogue;
+  }
+
+  /** Deletes history older than a day (change log, idempotent answers). Never rejects. */
+  async prune(now: Date): Promise<void> {
+    try {
+      const gone = await pruneHistory(this.database.db, now, HISTORY_KEEP_MS);
+      if (gone.changes || gone.idempotency) this.log.info(gone, 'pruned history older than a day');
+    } catch (err) {
+      this.log.warn({ err }, 'pruning history failed; it is tried again in ten minutes');
+    }
   }
 
   get snapshot(): CatalogueSnapshot {
@@ -135,6 +153,7 @@ export class Catalogue {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retry);
+    clearInterval(this.#prune);
     await this.#unlisten?.();
     await this.#updating;
   }

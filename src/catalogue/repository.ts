@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/connect.js';
-import { catalogueChanges, catalogueState, centres, stageSessions } from '../db/schema.js';
+import { catalogueChanges, catalogueState, centres, idempotencyKeys, stageSessions } from '../db/schema.js';
 import type { CatalogueDelta, CentreRecord, SessionRecord } from './read-model.js';
 
 export interface CatalogueData {
@@ -211,4 +211,26 @@ export async function sessionsChangedBetween(db: Db, since: number, upTo: number
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
+}
+
+/**
+ * Forgets what is only kept for a while: change-log rows older than `keep` (an instance or a
+ * stream consumer further behind reloads whole) and stored Idempotency-Key answers older than `keep`
+ * (a retry a day later is a new call). Returns how many rows of each went.
+ */
+export async function pruneHistory(
+  db: Db,
+  now: Date,
+  keepMs: number,
+): Promise<{ changes: number; idempotency: number }> {
+  const before = new Date(now.getTime() - keepMs);
+  const changes = await db
+    .delete(catalogueChanges)
+    .where(lt(catalogueChanges.changedAt, before))
+    .returning({ version: catalogueChanges.version });
+  const idempotency = await db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.createdAt, before))
+    .returning({ key: idempotencyKeys.key });
+  return { changes: changes.length, idempotency: idempotency.length };
 }
