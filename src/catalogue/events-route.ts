@@ -122,7 +122,7 @@ export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: numb
           sentUpTo = update.snapshot.version;
           const changes = changesOf(update, app.clock.now());
           if (changes === 'reset') res.write(resetEvent(update.snapshot.version));
-          else changes.forEach((c, i) => res.write(sessionEvent(c, i === changes.length - 1)));
+          else for (const [i, c] of changes.entries()) res.write(sessionEvent(c, i === changes.length - 1));
         };
         const unsubscribe = app.catalogue.subscribe((update) => {
           if (backlog) backlog.push(update);
@@ -149,7 +149,8 @@ export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: numb
             if (ids === 'reset') res.write(resetEvent(snapshot.version));
             else {
               const now = app.clock.now();
-              ids.forEach((id, i) => res.write(sessionEvent(sessionChange(snapshot, id, now), i === ids.length - 1)));
+              for (const [i, id] of ids.entries())
+                res.write(sessionEvent(sessionChange(snapshot, id, now), i === ids.length - 1));
             }
           } catch (err) {
             // Without the log (database down), the consumer cannot know what it missed: it reads again.
