@@ -52,6 +52,8 @@ export class Catalogue {
         catalogue.#listening = listening;
       },
     );
+    // A change committed between the first build and the listener's start was announced to nobody.
+    void catalogue.refresh();
     // Any instance may prune; doing it twice deletes nothing the second time.
     catalogue.#prune = setInterval(() => void catalogue.prune(new Date()), PRUNE_EVERY_MS);
     catalogue.#prune.unref();

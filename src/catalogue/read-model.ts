@@ -352,7 +352,14 @@ export class CatalogueSnapshot {
     const removed: SessionEntry[] = [];
     const added: SessionEntry[] = [];
     const byIdChanges = new Map<string, SessionEntry | undefined>();
-    for (const [id, record] of delta.sessions) {
+    // A centre gone takes its sessions with it (the foreign key cascades), logged or not.
+    const changedSessions = new Map(delta.sessions);
+    for (const [id, record] of delta.centres) {
+      if (record) continue;
+      for (const e of this.sessionsByCentre.get(id) ?? [])
+        if (!changedSessions.has(e.record.id)) changedSessions.set(e.record.id, null);
+    }
+    for (const [id, record] of changedSessions) {
       const old = this.sessionsById.get(id);
       if (old) {
         touchedDepts.add(old.centre.view.deptCode);

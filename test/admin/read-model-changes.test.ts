@@ -163,6 +163,28 @@ describe('applying changes one by one', () => {
     expect(updates.filter((k) => k === 'reload')).toEqual([]);
   });
 
+  it('drops the sessions of a deleted centre with it', async () => {
+    const before = updates.length;
+    // A centre that has listed sessions now (the random writes above moved things around).
+    const [centreId, listed] = [...t.app.catalogue.snapshot.sessionsByCentre].find(([, l]) => l.length > 0) ?? [];
+    const sessionId = listed?.[0]?.record.id as string;
+    expect(t.app.catalogue.snapshot.sessionsById.get(sessionId)).toBeDefined();
+    await t.app.database.db.execute(sql`delete from centres where id = ${centreId}`);
+    await t.app.catalogue.refresh();
+    await until(() => updates.length > before);
+    expect(t.app.catalogue.snapshot.sessionsById.get(sessionId)).toBeUndefined();
+    expect(t.app.catalogue.snapshot.sessionsByCentre.get(centreId as string)).toBeUndefined();
+    const stored = await loadCatalogue(t.app.database.db);
+    const rebuilt = CatalogueSnapshot.build(
+      stored.version,
+      stored.updatedAt,
+      stored.centres,
+      stored.sessions,
+      urlBuilder(BASE_URL),
+    );
+    expect(visible(t.app.catalogue.snapshot)).toEqual(visible(rebuilt));
+  });
+
   it('rebuilds whole when the change log cannot say what changed (pruned), and agrees with the database', async () => {
     const before = updates.length;
     // A change whose log rows are gone (as after pruning), in one transaction so that no instance
