@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem, problemResponse, sendProblem } from '../http/problem.js';
@@ -425,5 +425,3 @@ function ifMatch(request: FastifyRequest): string | undefined {
   const value = request.headers['if-match'];
   return Array.isArray(value) ? value.join(',') : value;
 }
-
-export type { FastifyInstance };
