@@ -95,6 +95,16 @@ const EnvSchema = z
     EVENTS_MAX_PER_ADDRESS: positiveInt('EVENTS_MAX_PER_ADDRESS').default(5),
     EVENTS_MAX_STREAMS: positiveInt('EVENTS_MAX_STREAMS').default(2000),
     RATE_LIMIT_REGISTER_PER_HOUR: positiveInt('RATE_LIMIT_REGISTER_PER_HOUR').default(5),
+    RATE_LIMIT_RESERVATIONS_PER_HOUR: positiveInt('RATE_LIMIT_RESERVATIONS_PER_HOUR').default(5),
+    SMTP_URL: z
+      .string()
+      .regex(
+        /^smtps?:\/\/[^\s]+$/,
+        'SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:pass@smtp.example.fr',
+      )
+      .optional(),
+    MAIL_FROM: z.string().min(3).max(200).optional(),
+    RESERVATION_PAYMENT_NOTE: z.string().min(1).max(1000).optional(),
     TRUST_PROXY: z
       .string()
       .transform((v, ctx) => {
@@ -156,6 +166,8 @@ const EnvSchema = z
         /** Requests per window for each operator or partner API key on /api/admin/*. */
         admin: env.RATE_LIMIT_ADMIN,
         registerPerHour: env.RATE_LIMIT_REGISTER_PER_HOUR,
+        /** Reservations per address per hour on the site. */
+        reservationsPerHour: env.RATE_LIMIT_RESERVATIONS_PER_HOUR,
         redisUrl: env.REDIS_URL,
       },
       /** Which proxies to believe about the client address (X-Forwarded-For); none by default. */
@@ -178,6 +190,14 @@ const EnvSchema = z
       },
       /** Largest body POST /api/admin/import accepts. */
       importMaxBytes: env.IMPORT_MAX_MB * 1024 * 1024,
+      /** Reservations on the site: where mail goes out (none without SMTP_URL), and how people pay. */
+      reservations: {
+        smtpUrl: env.SMTP_URL,
+        mailFrom: env.MAIL_FROM ?? `${env.PLATFORM_NAME} <no-reply@${new URL(publicBaseUrl).hostname}>`,
+        paymentNote:
+          env.RESERVATION_PAYMENT_NOTE ??
+          'Le paiement se fait auprès du centre, qui vous contacte pour confirmer votre place et vous indiquer comment régler (carte, virement ou chèque). Votre place est retenue dès maintenant.',
+      },
       /** Whether the service serves its own HTML pages (the site). */
       site: env.SITE === 'on',
       /** Where bookingUrl and centre url point when the operator has its own site. */

@@ -31,6 +31,7 @@ const UNIQUE_FIELDS: Record<string, string> = {
   centres_slug_unique: 'slug',
   centres_agrement_number_unique: 'agrementNumber',
   stage_sessions_course_number_unique: 'courseNumber',
+  reservations_reference_unique: 'reference',
 };
 
 function pgError(err: unknown): { code?: string; constraint?: string } | undefined {

@@ -17,6 +17,7 @@ import {
   WriteRefused,
   type WriteScope,
 } from './repository.js';
+import { reservationAdminRoutes } from './reservations.js';
 import {
   AdminCentreSchema,
   AdminSessionSchema,
@@ -104,6 +105,8 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
       done(null, body),
     );
   }
+
+  await app.register(reservationAdminRoutes);
 
   const requireAdmin = async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.identity.kind === 'apiKey' && request.identity.role !== 'admin')

@@ -11,6 +11,7 @@ import { loadDemoCatalogue } from '../catalogue/demo/load.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { type Database, openDatabase } from '../db/connect.js';
 import { centres } from '../db/schema.js';
+import { purgePersonalData } from '../reservations/repository.js';
 
 interface Command {
   summary: string;
@@ -43,6 +44,21 @@ const COMMANDS: Record<string, Command> = {
         throw new UsageError('--scale must be a whole number from 1 to 50');
       const result = await loadDemoCatalogue(database.db, { today, seed, scale });
       return `Demo catalogue loaded (seed "${seed}", from ${today}${scale > 1 ? `, scale ${scale}` : ''}): ${result.centres} centres, ${result.sessions} sessions.`;
+    },
+  },
+  'reservations:purge': {
+    summary:
+      'Erase the personal data (names, email, phone, private links) of reservations whose session ended before the date; status and counts stay.',
+    usage: 'reservations:purge --before YYYY-MM-DD',
+    options: { before: { type: 'string' } },
+    async run(database, values) {
+      const before = values.before;
+      if (typeof before !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(before) || Number.isNaN(Date.parse(before)))
+        throw new UsageError('--before must be a date in YYYY-MM-DD form');
+      if (before > dateIn(systemClock.now()))
+        throw new UsageError('--before must not be after today: sessions that have not ended keep their reservations');
+      const erased = await purgePersonalData(database.db, before);
+      return `Personal data erased from ${erased.reservations} reservation${erased.reservations === 1 ? '' : 's'} of sessions ended before ${before} (${erased.links} private link${erased.links === 1 ? '' : 's'} deleted).`;
     },
   },
   'apikey:create': {

@@ -199,3 +199,70 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.apiKeyId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
 );
+
+/**
+ * Places booked by people on the site (src/reservations). The personal fields are what the centre
+ * needs to admit the person; they are nulled by `reservations:purge` once the session is over
+ * (status, reason and dates stay, as anonymous counts). `emailKey` (the address folded to lower
+ * case) makes the same address on the same session one active reservation, not two.
+ */
+export const reservations = pgTable(
+  'reservations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    /** Short, readable on a phone: SRP-XXXX-XXXX (Crockford base 32, no I, L, O or U). */
+    reference: text('reference').notNull().unique(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => stageSessions.id, { onDelete: 'cascade' }),
+    centreId: uuid('centre_id')
+      .notNull()
+      .references(() => centres.id, { onDelete: 'cascade' }),
+    status: text('status').notNull().default('pending'),
+    reason: text('reason').notNull(),
+    firstName: text('first_name'),
+    lastName: text('last_name'),
+    email: text('email'),
+    emailKey: text('email_key'),
+    /** E.164, e.g. +33612345678. */
+    phone: text('phone'),
+    /** SHA-256 of the booking browser's form cookie: a resubmission from it finds its reservation again. */
+    browserHash: text('browser_hash'),
+    consentAt: timestamp('consent_at', { withTimezone: true, mode: 'date' }).notNull(),
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true, mode: 'date' }),
+    cancelledAt: timestamp('cancelled_at', { withTimezone: true, mode: 'date' }),
+    /** Who cancelled: the person (private link), the centre (partner key) or the operator (admin key). */
+    cancelledBy: text('cancelled_by'),
+    purgedAt: timestamp('purged_at', { withTimezone: true, mode: 'date' }),
+    ...timestamps,
+  },
+  (t) => [
+    index('reservations_session_idx').on(t.sessionId),
+    index('reservations_centre_idx').on(t.centreId, t.createdAt),
+    uniqueIndex('reservations_one_active_per_email')
+      .on(t.sessionId, t.emailKey)
+      .where(sql`${t.status} <> 'cancelled' and ${t.emailKey} is not null`),
+    check('reservations_status', sql`${t.status} in ('pending', 'confirmed', 'cancelled')`),
+    check('reservations_reason', sql`${t.reason} in ('voluntary', 'probationary', 'court')`),
+    check(
+      'reservations_cancelled_by',
+      sql`${t.cancelledBy} is null or ${t.cancelledBy} in ('person', 'centre', 'operator')`,
+    ),
+  ],
+);
+
+/**
+ * Private links to a reservation: the SHA-256 of a 128-bit secret, never the secret. A reservation
+ * may have several (a resubmission from the same browser gets a fresh one); all are deleted on purge.
+ */
+export const reservationLinks = pgTable(
+  'reservation_links',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    reservationId: uuid('reservation_id')
+      .notNull()
+      .references(() => reservations.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('reservation_links_reservation_idx').on(t.reservationId)],
+);

@@ -35,6 +35,14 @@ declare module 'fastify' {
      * headers; throws the 429 error when the budget is spent. A no-op when limiting is off.
      */
     chargeRateLimit(request: FastifyRequest, reply: FastifyReply, units?: number): Promise<void>;
+    /**
+     * Counts one reservation against the address's hourly reservation budget
+     * (RATE_LIMIT_RESERVATIONS_PER_HOUR), on top of the general budget. When it is spent, says in
+     * how many seconds another one may be made. Always allows when limiting is off.
+     */
+    chargeReservation(
+      request: FastifyRequest,
+    ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
   }
 }
 
@@ -70,6 +78,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
   if (!settings.enabled) {
     app.decorate('rateLimitStatus', () => undefined);
     app.decorate('chargeRateLimit', async () => {});
+    app.decorate('chargeReservation', async () => ({ allowed: true as const }));
     return;
   }
 
@@ -164,6 +173,18 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     if (!verdict.isExceeded) return;
     reply.header('retry-after', verdict.ttlInSeconds);
     throw limitReached(request, verdict.max, `${verdict.ttlInSeconds} seconds`, 429);
+  });
+
+  const reservationLimiter = app.createRateLimit({
+    max: settings.reservationsPerHour,
+    timeWindow: HOUR_MS,
+    keyGenerator: (request) => `reservations:${addressBucket(request)}`,
+  });
+  app.decorate('chargeReservation', async (request: FastifyRequest) => {
+    const verdict = await reservationLimiter(request);
+    return verdict.isAllowed || !verdict.isExceeded
+      ? { allowed: true as const }
+      : { allowed: false as const, retryAfterSeconds: verdict.ttlInSeconds };
   });
 
   function limitReached(request: FastifyRequest, max: number, after: string, statusCode: number) {

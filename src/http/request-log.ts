@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Identity } from '../auth/identity.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: the URL carries a secret (a private link), so the line shows the route pattern instead. */
+    logUrl?: boolean;
+  }
+}
+
 // Long enough to show any real query; a hostile 16 KB URL is not copied into every log line.
 const MAX_LOGGED_URL = 512;
 
@@ -16,7 +23,12 @@ export function registerRequestLog(app: FastifyInstance, readSampleRate: number)
     const read = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
     if (status < 400 && read && (readSampleRate <= 0 || Math.random() >= readSampleRate)) return done();
     const identity = (request as { identity?: Identity }).identity;
-    const url = request.url.length > MAX_LOGGED_URL ? `${request.url.slice(0, MAX_LOGGED_URL)}…` : request.url;
+    const url =
+      request.routeOptions.config.logUrl === false
+        ? request.routeOptions.url
+        : request.url.length > MAX_LOGGED_URL
+          ? `${request.url.slice(0, MAX_LOGGED_URL)}…`
+          : request.url;
     const fields = {
       method: request.method,
       url,

@@ -6,7 +6,15 @@
 export interface CachedPage {
   status: number;
   body: Buffer;
+  /** Where the visitor's form token goes (the byte offset of FORM_TOKEN_SLOT), when the page has a form. */
+  slot?: number | undefined;
 }
+
+/**
+ * Rendered in place of the visitor's form token in cached pages, and replaced per answer. Not a
+ * possible token (those are 22 characters), and plain ASCII that escaping leaves as it is.
+ */
+export const FORM_TOKEN_SLOT = 'form-token-slot-000000000';
 
 export class PageCache {
   #epoch = '';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import MarkdownIt from 'markdown-it';
 import type { ArticleLibrary } from '../articles/articles.js';
@@ -8,9 +9,13 @@ import { firstOnOrAfter } from '../catalogue/read-model.js';
 import { searchStages } from '../catalogue/search.js';
 import { sessionStatus } from '../catalogue/session-status.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
+import type { FormState } from '../reservations/form.js';
+import { FormGuard } from '../reservations/form-guard.js';
+import { smtpMailer } from '../reservations/mail.js';
+import { reservationRoutes } from '../reservations/routes.js';
 import { nearbySessions } from './alternatives.js';
 import type { SiteInfo } from './layout.js';
-import { PageCache } from './page-cache.js';
+import { FORM_TOKEN_SLOT, PageCache } from './page-cache.js';
 import { ArticlePage, ArticlesPage } from './pages/articles.js';
 import { CentrePage } from './pages/centre.js';
 import { DepartmentPage } from './pages/department.js';
@@ -37,6 +42,8 @@ export interface SiteOptions {
 /** A rendered page, or `undefined` for the site's 404. */
 type Rendered = { status: number; html: string } | undefined;
 
+const SLOT = Buffer.from(FORM_TOKEN_SLOT);
+
 /** The site's error page for a status and an optional message (used by the error handler too). */
 export function siteErrorPage(site: SiteInfo, status: number, message?: string): string {
   return renderPage(<ErrorPage site={site} status={status} message={message} />);
@@ -55,6 +62,10 @@ function pageNumber(raw: unknown): number | undefined {
 export async function registerSite(app: FastifyInstance, options: SiteOptions): Promise<void> {
   const site: SiteInfo = { name: app.config.platformName, baseUrl: app.config.publicBaseUrl };
   const cache = new PageCache(512);
+  const guard = new FormGuard(site.baseUrl);
+  const { smtpUrl, mailFrom, paymentNote } = app.config.reservations;
+  const mailer = smtpUrl ? smtpMailer(smtpUrl, mailFrom) : undefined;
+  if (mailer) app.addHook('onClose', async () => mailer.close());
   const markdown = new MarkdownIt({ html: false, linkify: true });
   const articleHtml = new Map(
     options.articles.list({ limit: Number.MAX_SAFE_INTEGER }).map((a) => {
@@ -76,21 +87,58 @@ export async function registerSite(app: FastifyInstance, options: SiteOptions): 
       let cached = cache.get(epoch, request.url);
       if (!cached) {
         const out = render(request) ?? { status: 404, html: siteErrorPage(site, 404) };
-        cached = { status: out.status, body: Buffer.from(out.html) };
+        const body = Buffer.from(out.html);
+        const slot = body.indexOf(SLOT);
+        cached = { status: out.status, body, slot: slot >= 0 ? slot : undefined };
         cache.set(epoch, request.url, cached);
       }
       // Places change at any moment: browsers revalidate rather than show a stale count, and a page
       // unchanged since (same catalogue version, same hour) costs them an empty 304.
-      const etag = `"${epoch}"`;
-      reply.header('cache-control', 'no-cache');
-      if (cached.status !== 200) return reply.code(cached.status).type(HTML_CONTENT_TYPE).send(cached.body);
+      let etag = `"${epoch}"`;
+      let body = cached.body;
+      if (cached.slot === undefined) reply.header('cache-control', 'no-cache');
+      else {
+        // A page with the reservation form carries this visitor's token: theirs alone to keep.
+        const token = guard.tokenFor(request, reply);
+        body = Buffer.concat([
+          cached.body.subarray(0, cached.slot),
+          Buffer.from(token),
+          cached.body.subarray(cached.slot + SLOT.length),
+        ]);
+        etag = `"${epoch}-${createHash('sha256').update(token).digest('base64url').slice(0, 10)}"`;
+        // Same-origin navigations and form posts then carry a real Origin (see FormGuard).
+        reply.header('cache-control', 'private, no-cache').header('referrer-policy', 'same-origin');
+      }
+      if (cached.status !== 200) return reply.code(cached.status).type(HTML_CONTENT_TYPE).send(body);
       reply.header('etag', etag);
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      return reply.code(200).type(HTML_CONTENT_TYPE).send(cached.body);
+      return reply.code(200).type(HTML_CONTENT_TYPE).send(body);
     };
   }
 
   const today = () => dateIn(app.clock.now());
+
+  /** A session page: its facts, and the reservation form while it is open, or its alternatives. */
+  function sessionPage(
+    entry: SessionEntry,
+    booking: { formToken: string; state?: FormState | undefined; notice?: string | undefined },
+  ): string {
+    const now = app.clock.now();
+    const status = sessionStatus(entry, now);
+    const alternatives =
+      status === 'available' ? [] : nearbySessions(app.catalogue.snapshot, entry, dateIn(now, entry.centre.timeZone));
+    return renderPage(
+      <SessionPage
+        site={site}
+        entry={entry}
+        status={status}
+        alternatives={alternatives}
+        articles={linkedArticles}
+        path={`/stages/${entry.record.id}`}
+        booking={{ ...booking, mailEnabled: mailer !== undefined }}
+      />,
+    );
+  }
 
   app.get(
     '/',
@@ -130,23 +178,11 @@ export async function registerSite(app: FastifyInstance, options: SiteOptions): 
       const snapshot = app.catalogue.snapshot;
       const entry = snapshot.sessionsById.get(id.toLowerCase());
       if (!entry) return undefined;
-      const now = app.clock.now();
-      const localToday = dateIn(now, entry.centre.timeZone);
-      const status = sessionStatus(entry, now);
-      const alternatives = status === 'available' ? [] : nearbySessions(snapshot, entry, localToday);
-      const html = renderPage(
-        <SessionPage
-          site={site}
-          entry={entry}
-          status={status}
-          alternatives={alternatives}
-          articles={linkedArticles}
-          path={`/stages/${entry.record.id}`}
-        />,
-      );
-      return { status: 200, html };
+      return { status: 200, html: sessionPage(entry, { formToken: FORM_TOKEN_SLOT }) };
     }),
   );
+
+  await app.register(reservationRoutes({ site, guard, renderSessionPage: sessionPage, mailer, paymentNote }));
 
   app.get(
     '/centres/:slug',

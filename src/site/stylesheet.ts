@@ -33,14 +33,15 @@ form.search{display:grid;gap:.9rem}
 form.search .row{display:grid;gap:.9rem}
 label{display:block;font-weight:600;margin-bottom:.25rem}
 .hint{display:block;font-weight:400;color:#4a4a4a;font-size:.95rem}
-input[type=text],input[type=date],input[type=number],select{width:100%;font:inherit;padding:.6rem .65rem;border:1px solid #6b6b6b;border-radius:.35rem;background:#fff;color:#1b1b1b;min-height:2.75rem}
+input[type=text],input[type=email],input[type=tel],input[type=date],input[type=number],select{width:100%;font:inherit;padding:.6rem .65rem;border:1px solid #6b6b6b;border-radius:.35rem;background:#fff;color:#1b1b1b;min-height:2.75rem}
 .check{display:flex;gap:.5rem;align-items:center;font-weight:400}
 .check input{width:1.35rem;height:1.35rem;margin:0}
 .check label{margin:0;font-weight:400}
 button,.button{display:inline-block;font:inherit;font-weight:700;padding:.7rem 1.2rem;border:0;border-radius:.35rem;background:#0b4f9c;color:#fff;cursor:pointer;text-decoration:none;min-height:2.75rem}
 button:hover,.button:hover{background:#062f5f;color:#fff}
 .errors{border:2px solid #b00020;background:#fff5f5;color:#1b1b1b;padding:.75rem 1rem;border-radius:.5rem;margin:0 0 1rem}
-.errors h2{margin:0 0 .5rem;font-size:1.1rem;color:#8a0019}
+.errors h2,.errors h3{margin:0 0 .5rem;font-size:1.1rem;color:#8a0019}
+.errors p{margin:0}
 .field-error{color:#8a0019;font-weight:600;display:block;margin-top:.25rem}
 [aria-invalid=true]{border-color:#b00020;border-width:2px}
 ol.sessions,ul.plain{list-style:none;margin:0;padding:0}
@@ -66,9 +67,23 @@ dl.facts dd{margin:0 0 .5rem}
 .article-body th,.article-body td{border:1px solid #c4c4c0;padding:.35rem .5rem;text-align:left}
 .article-body code{background:#f0f0ee;padding:0 .2rem;border-radius:.2rem}
 footer.site{max-width:52rem;margin:2rem auto 0;padding:1rem;border-top:1px solid #d4d4d0;color:#3d3d3d;font-size:.95rem}
+form.booking{display:grid;gap:.9rem}
+form.booking .row{display:grid;gap:.9rem}
+form.booking fieldset{border:1px solid #d4d4d0;border-radius:.35rem;margin:0;padding:.5rem .85rem .75rem}
+form.booking fieldset[aria-invalid=true]{border-color:#b00020;border-width:2px}
+form.booking legend{font-weight:600;padding:0 .25rem}
+form.booking .check{align-items:flex-start;margin:.45rem 0}
+form.booking .check input{flex:none;margin-top:.1rem}
+.hp{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}
+.reference{font-size:1.2rem;margin:0 0 .5rem}
+.reference strong{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1.45rem;letter-spacing:.06em;white-space:nowrap}
+.status{font-weight:700;margin:0 0 .5rem}
+.status.cancelled{color:#8a0019}
+button.danger{background:#8a0019}
+button.danger:hover{background:#5c0011}
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 @media (min-width:40rem){
-  form.search .row{grid-template-columns:1fr 1fr}
+  form.search .row,form.booking .row{grid-template-columns:1fr 1fr}
   dl.facts{grid-template-columns:minmax(9rem,auto) 1fr}
   dl.facts dd{margin:0 0 .35rem}
   h1{font-size:1.9rem}

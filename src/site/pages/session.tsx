@@ -1,4 +1,5 @@
 import type { SessionEntry } from '../../catalogue/read-model.js';
+import type { FormState } from '../../reservations/form.js';
 import { BookingSection } from '../booking.js';
 import { centrePath, departmentPath, hours, Places, SessionList } from '../components.js';
 import { frenchDate, frenchPrice } from '../format.js';
@@ -14,6 +15,8 @@ export interface SessionPageProps {
   /** Article slug → title, for the articles this page links to (absent ones are not linked). */
   articles: ReadonlyMap<string, string>;
   path: string;
+  /** The reservation form's anti-forgery token, its state after a refused submission, and a notice. */
+  booking: { formToken: string; state?: FormState | undefined; notice?: string | undefined; mailEnabled: boolean };
 }
 
 function ArticleLink({
@@ -83,7 +86,7 @@ export function SessionPage(props: SessionPageProps) {
         </dl>
       </div>
 
-      {status === 'available' ? <BookingSection entry={entry} status={status} /> : null}
+      {status === 'available' ? <BookingSection entry={entry} {...props.booking} /> : null}
 
       {status !== 'available' ? (
         <section aria-labelledby="autres">

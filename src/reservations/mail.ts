@@ -1,0 +1,98 @@
+import nodemailer from 'nodemailer';
+import type { SessionEntry } from '../catalogue/read-model.js';
+import { hours } from '../site/components.js';
+import { frenchDate, frenchPrice } from '../site/format.js';
+import { REASONS, type Reason } from './form.js';
+import { displayPhone } from './phone.js';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+  close(): void;
+}
+
+/** Sends through the SMTP server of SMTP_URL (nodemailer), from MAIL_FROM. Plain text only. */
+export function smtpMailer(smtpUrl: string, from: string): Mailer {
+  const transport = nodemailer.createTransport(smtpUrl, { from });
+  return {
+    async send(mail) {
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+    close: () => transport.close(),
+  };
+}
+
+export interface BookedMailFacts {
+  reference: string;
+  entry: SessionEntry;
+  person: { firstName: string; lastName: string; email: string; phone: string; reason: Reason };
+  centre: { name: string; phone: string | null };
+  privateUrl: string;
+  paymentNote: string;
+  platformName: string;
+}
+
+function sessionLines(f: BookedMailFacts): string[] {
+  const s = f.entry.view;
+  const c = s.centre;
+  return [
+    `Stage : ${frenchDate(s.day1)} et ${frenchDate(s.day2)}, ${hours(f.entry)}`,
+    `Lieu : ${c.name}, ${c.address}, ${c.postalCode} ${c.city}`,
+    `Prix : ${frenchPrice(s.priceEuros)}`,
+    `Numéro du stage : ${f.entry.record.courseNumber}`,
+  ];
+}
+
+/** To the person: the reference, the session, how to pay, and the private link. */
+export function confirmationMail(f: BookedMailFacts): Mail {
+  return {
+    to: f.person.email,
+    subject: `Réservation ${f.reference} : stage du ${frenchDate(f.entry.view.day1)} à ${f.entry.view.centre.city}`,
+    text: [
+      `Bonjour ${f.person.firstName},`,
+      '',
+      `Votre place est réservée. Référence : ${f.reference}`,
+      '',
+      ...sessionLines(f),
+      '',
+      f.paymentNote,
+      '',
+      `Le centre : ${f.centre.name}${f.centre.phone ? `, ${f.centre.phone}` : ''}`,
+      '',
+      'Voir ou annuler votre réservation (lien personnel, ne le partagez pas) :',
+      f.privateUrl,
+      '',
+      'À apporter les deux jours : une pièce d’identité et votre permis de conduire (et, pour un permis probatoire, la lettre 48N).',
+      '',
+      f.platformName,
+    ].join('\n'),
+  };
+}
+
+/** To the centre: who booked which session, and how to confirm it. */
+export function centreNoticeMail(f: BookedMailFacts, centreEmail: string): Mail {
+  const p = f.person;
+  return {
+    to: centreEmail,
+    subject: `Nouvelle réservation ${f.reference} : stage du ${frenchDate(f.entry.view.day1)}`,
+    text: [
+      `Nouvelle réservation ${f.reference} (en attente de votre confirmation).`,
+      '',
+      ...sessionLines(f),
+      '',
+      `Stagiaire : ${p.firstName} ${p.lastName}`,
+      `E-mail : ${p.email}`,
+      `Téléphone : ${displayPhone(p.phone)}`,
+      `Motif : ${REASONS[p.reason]}`,
+      '',
+      'Confirmez ou annulez-la par l’API partenaire : PATCH /api/admin/reservations/{id} avec {"status": "confirmed"} ou {"status": "cancelled"} ; la liste : GET /api/admin/reservations?status=pending.',
+      '',
+      f.platformName,
+    ].join('\n'),
+  };
+}

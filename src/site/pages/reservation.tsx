@@ -1,0 +1,151 @@
+import type { SessionEntry } from '../../catalogue/read-model.js';
+import { REASONS, type Reason } from '../../reservations/form.js';
+import { displayPhone } from '../../reservations/phone.js';
+import type { ReservationRow } from '../../reservations/repository.js';
+import { centrePath, hours } from '../components.js';
+import { frenchDate, frenchPrice } from '../format.js';
+import { Layout, type SiteInfo } from '../layout.js';
+
+export interface ReservationPageProps {
+  site: SiteInfo;
+  reservation: ReservationRow;
+  /** The session as the catalogue has it now (absent if it was removed since). */
+  entry: SessionEntry | undefined;
+  centre: { name: string; phone: string | null } | undefined;
+  paymentNote: string;
+  mailEnabled: boolean;
+  /** This page's own address (the private link). */
+  privateUrl: string;
+  /** For the cancel form; absent when the reservation can no longer be cancelled here. */
+  cancel?: { action: string; formToken: string } | undefined;
+  /** What just happened (cancelled, already booked…), shown at the top. */
+  notice?: string | undefined;
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  pending: 'Place réservée, en attente de confirmation par le centre',
+  confirmed: 'Réservation confirmée par le centre',
+  cancelled: 'Réservation annulée',
+};
+
+/** The private page of a reservation: the confirmation people land on, and where they cancel. */
+export function ReservationPage(props: ReservationPageProps) {
+  const r = props.reservation;
+  const entry = props.entry;
+  const s = entry?.view;
+  return (
+    <Layout site={props.site} title={`Réservation ${r.reference}`} description="Votre réservation" noindex>
+      <h1>Votre réservation</h1>
+      {props.notice ? (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      ) : null}
+      <div class="card">
+        <p class="reference">
+          Référence <strong>{r.reference}</strong>
+        </p>
+        <p class={`status ${r.status}`}>{STATUS_TEXT[r.status]}</p>
+        {r.status !== 'cancelled' ? (
+          props.mailEnabled && r.email ? (
+            <p>
+              Un e-mail de confirmation a été envoyé à <strong>{r.email}</strong>, avec le lien de cette page.
+            </p>
+          ) : (
+            <p>
+              <strong>Aucun e-mail ne vous est envoyé : notez votre référence et gardez le lien de cette page</strong>{' '}
+              (ajoutez-la à vos favoris). Elle seule permet de revoir ou d’annuler la réservation :{' '}
+              <a href={props.privateUrl}>{props.privateUrl}</a>
+            </p>
+          )
+        ) : null}
+      </div>
+
+      {s && entry ? (
+        <section aria-labelledby="stage">
+          <h2 id="stage">Le stage</h2>
+          <div class="card">
+            <dl class="facts">
+              <dt>1er jour</dt>
+              <dd>{frenchDate(s.day1)}</dd>
+              <dt>2e jour</dt>
+              <dd>{frenchDate(s.day2)}</dd>
+              <dt>Horaires</dt>
+              <dd>{hours(entry)}, les deux jours</dd>
+              <dt>Prix</dt>
+              <dd>{frenchPrice(s.priceEuros)}</dd>
+              <dt>Numéro du stage</dt>
+              <dd>{entry.record.courseNumber}</dd>
+            </dl>
+            <p>
+              <a href={`/stages/${s.id}`}>La page du stage</a>
+            </p>
+          </div>
+        </section>
+      ) : null}
+
+      {r.status !== 'cancelled' ? (
+        <section aria-labelledby="paiement">
+          <h2 id="paiement">Paiement</h2>
+          <p>{props.paymentNote}</p>
+        </section>
+      ) : null}
+
+      {s ? (
+        <section aria-labelledby="centre">
+          <h2 id="centre">Le centre</h2>
+          <div class="card">
+            <h3>
+              <a href={centrePath(s.centre.slug)}>{s.centre.name}</a>
+            </h3>
+            <p>
+              {s.centre.address}
+              <br />
+              {s.centre.postalCode} {s.centre.city}
+            </p>
+            {props.centre?.phone ? (
+              <p>
+                Téléphone : <a href={`tel:${props.centre.phone.replace(/[^\d+]/g, '')}`}>{props.centre.phone}</a>
+              </p>
+            ) : null}
+          </div>
+        </section>
+      ) : null}
+
+      {r.firstName !== null ? (
+        <section aria-labelledby="vous">
+          <h2 id="vous">Vos coordonnées</h2>
+          <div class="card">
+            <dl class="facts">
+              <dt>Nom</dt>
+              <dd>
+                {r.firstName} {r.lastName}
+              </dd>
+              <dt>E-mail</dt>
+              <dd>{r.email}</dd>
+              <dt>Téléphone</dt>
+              <dd>{r.phone ? displayPhone(r.phone) : ''}</dd>
+              <dt>Motif</dt>
+              <dd>{REASONS[r.reason as Reason]}</dd>
+            </dl>
+          </div>
+        </section>
+      ) : null}
+
+      {props.cancel ? (
+        <section aria-labelledby="annuler">
+          <h2 id="annuler">Annuler</h2>
+          <form method="post" action={props.cancel.action}>
+            <input type="hidden" name="formToken" value={props.cancel.formToken} />
+            <p>La place sera rendue aussitôt à d’autres personnes.</p>
+            <p>
+              <button type="submit" class="danger">
+                Annuler ma réservation
+              </button>
+            </p>
+          </form>
+        </section>
+      ) : null}
+    </Layout>
+  );
+}
