@@ -1,0 +1,106 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
+import { FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
+import { freePortInRange, launchChromium, screenshot, seriousViolations } from '../site/browser.js';
+import { placesLeft } from './helpers.js';
+
+// A person on a phone, with JavaScript off: the whole booking works on plain HTML forms.
+let t: TestApp;
+let base: string;
+let browser: Browser;
+let page: Page;
+let axeContext: BrowserContext;
+const session = SESSIONS.lyonMar5; // 3 places
+
+beforeAll(async () => {
+  const port = await freePortInRange();
+  base = `http://127.0.0.1:${port}`;
+  t = await buildTestApp({
+    catalogue: FIXTURE_CATALOGUE,
+    clock: frozenClock(FIXTURE_NOW),
+    env: { PUBLIC_BASE_URL: base },
+  });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  browser = await launchChromium();
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    locale: 'fr-FR',
+    javaScriptEnabled: false,
+    isMobile: true,
+    hasTouch: true,
+  });
+  page = await context.newPage();
+  // axe is a script: it runs on a copy of each page, served at the same address, in a context with scripts on.
+  axeContext = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'fr-FR' });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function check(name: string) {
+  const url = page.url();
+  const html = await page.content();
+  const copy = await axeContext.newPage();
+  await copy.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
+  await copy.goto(url);
+  expect(await seriousViolations(copy), name).toEqual([]);
+  await copy.close();
+  await screenshot(page, name);
+}
+
+describe('booking on a phone, in Chromium', () => {
+  it('finds a session from the home page, books it, sees the confirmation, and cancels it', async () => {
+    await page.goto(`${base}/`);
+    await page.getByLabel('Ville ou département').fill('Lyon');
+    await Promise.all([page.waitForURL(/city=Lyon/), page.getByRole('button', { name: 'Rechercher' }).click()]);
+    await Promise.all([page.waitForURL(`**/stages/${session.id}`), page.click(`a[href="/stages/${session.id}"]`)]);
+    await expect.poll(() => page.getByRole('heading', { name: 'Réserver une place' }).count()).toBe(1);
+    await check('booking-form');
+
+    // A first try with a landline and no consent: the page says what to fix, next to each field.
+    await page.getByLabel('Prénom').fill('Éloïse');
+    await page.getByLabel('Nom', { exact: true }).fill('Martin');
+    await page.getByLabel(/Adresse e-mail/).fill('eloise.martin@example.org');
+    await page.getByLabel(/Téléphone mobile/).fill('04 72 00 00 00');
+    await page.getByLabel('Permis probatoire', { exact: false }).check();
+    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Réserver ma place' }).click()]);
+    expect(await page.locator('.errors li').allTextContents()).toEqual([
+      expect.stringContaining('Indiquez un numéro de mobile français'),
+      expect.stringContaining('Cochez la case'),
+    ]);
+    expect(await page.getByLabel(/Téléphone mobile/).getAttribute('aria-invalid')).toBe('true');
+    // What was typed is still there.
+    expect(await page.getByLabel('Prénom').inputValue()).toBe('Éloïse');
+    expect(await page.getByLabel('Permis probatoire', { exact: false }).isChecked()).toBe(true);
+    await check('booking-errors');
+    expect(await placesLeft(t.app, session.id)).toBe(3);
+
+    await page.getByLabel(/Téléphone mobile/).fill('06 12 34 56 78');
+    await page.getByLabel(/J’accepte les conditions du centre/).check();
+    await Promise.all([
+      page.waitForURL(/\/reservations\/[A-Za-z0-9_-]{22}$/),
+      page.getByRole('button', { name: 'Réserver ma place' }).click(),
+    ]);
+    await expect.poll(() => page.getByRole('heading', { name: 'Votre réservation' }).count()).toBe(1);
+    const reference = await page.locator('.reference strong').textContent();
+    expect(reference).toMatch(/^SRP-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+    expect(await page.locator('main').textContent()).toContain('notez votre référence');
+    await check('booking-confirmation');
+    expect(await placesLeft(t.app, session.id)).toBe(2);
+    const privateUrl = page.url();
+
+    // Reloading the confirmation books nothing more.
+    await page.reload();
+    expect(await placesLeft(t.app, session.id)).toBe(2);
+
+    await Promise.all([
+      page.waitForURL(privateUrl),
+      page.getByRole('button', { name: 'Annuler ma réservation' }).click(),
+    ]);
+    expect(await page.locator('.status').textContent()).toBe('Réservation annulée');
+    expect(await placesLeft(t.app, session.id)).toBe(3);
+    await screenshot(page, 'booking-cancelled');
+  });
+});
