@@ -54,12 +54,15 @@ function trustProxySetting(setting: number | string[]): string[] | ((address: st
 
 /** Builds the service without listening: tests use `inject`, server.ts calls `listen`. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const htmlErrorPage = config.site
+    ? (status: number) => siteErrorPage({ name: config.platformName, baseUrl: config.publicBaseUrl }, status)
+    : undefined;
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     // The caller's x-request-id is kept only when short and plain: it is echoed and logged.
     requestIdHeader: false,
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
-    frameworkErrors: frameworkErrors(config.publicBaseUrl),
+    frameworkErrors: frameworkErrors(config.publicBaseUrl, htmlErrorPage),
     clientErrorHandler: clientErrorHandler(config.publicBaseUrl),
     // One sampled line per request instead (http/request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
@@ -107,12 +110,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // plain-text 400.
     strictPreflight: false,
   });
-  registerErrorHandling(
-    app,
-    config.site
-      ? (status) => siteErrorPage({ name: config.platformName, baseUrl: config.publicBaseUrl }, status)
-      : undefined,
-  );
+  registerErrorHandling(app, htmlErrorPage);
   // Before any route: the limiter attaches itself to each route as it is added.
   await registerRateLimit(app, config);
   await registerOpenApi(app, config.publicBaseUrl, config.platformName);

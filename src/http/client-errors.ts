@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type HtmlErrorPage, wantsHtml } from './errors.js';
 import { PROBLEM_CONTENT_TYPE, problem, sendProblem } from './problem.js';
-import { securityHeaders } from './security-headers.js';
+import { HTML_CSP, securityHeaders } from './security-headers.js';
 
 /*
  * Requests refused before any route or hook runs still get what every response promises:
@@ -65,10 +66,19 @@ export function clientErrorHandler(publicBaseUrl: string) {
 }
 
 /** Fastify's `frameworkErrors`: a URL the router cannot decode, and the like. */
-export function frameworkErrors(publicBaseUrl: string) {
+export function frameworkErrors(publicBaseUrl: string, htmlPage?: HtmlErrorPage) {
   const security = securityHeaders(publicBaseUrl);
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.headers({ ...security, ...CORS_HEADERS, 'x-request-id': request.id });
+    // A browser following a mangled link to the site gets the site's page, as everywhere else.
+    if (htmlPage && wantsHtml(request)) {
+      const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      return reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .headers({ 'content-security-policy': HTML_CSP, 'cache-control': 'no-store' })
+        .send(htmlPage(status));
+    }
     if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
       return sendProblem(
         reply,

@@ -38,7 +38,7 @@ export type HtmlErrorPage = (status: number) => string;
  * A browser asking for a page (Accept names text/html) outside the API gets an HTML error page;
  * API paths and every other client (curl sends *\/*) keep problem details.
  */
-function wantsHtml(request: FastifyRequest): boolean {
+export function wantsHtml(request: FastifyRequest): boolean {
   if (request.url.startsWith('/api/') || request.url === '/api') return false;
   return (request.headers.accept ?? '').includes('text/html');
 }

@@ -87,7 +87,7 @@ function expectedPolicies(type: string): string[] {
   return type.startsWith('text/html') ? [HTML_CSP, DOCS_CSP] : [API_CSP];
 }
 
-export type Door = 'problem' | 'oauth' | 'jsonrpc';
+export type Door = 'problem' | 'oauth' | 'jsonrpc' | 'page';
 
 /**
  * What every answer promises: never a 5xx, the security headers, CORS and a request id; an error
@@ -115,6 +115,10 @@ export function expectCleanAnswer(
       expect(body, where).toMatchObject({ type: 'about:blank', status: res.statusCode });
       expect(typeof body.title).toBe('string');
       expect(typeof body.code).toBe('string');
+    } else if (door === 'page') {
+      // The site answers people: an HTML page saying what went wrong, in French.
+      expect(type, where).toMatch(/^text\/html/);
+      expect(res.body, where).toContain('<html lang="fr">');
     } else if (door === 'oauth') {
       expect(type, where).toMatch(/^application\/json/);
       const body = res.json();

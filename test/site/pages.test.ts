@@ -252,14 +252,18 @@ describe('session page', () => {
     const url = `/stages/${SESSIONS.bourgMar14.id}`;
     const first = await t.app.inject({ url, headers: BROWSER });
     const etag = first.headers.etag as string;
-    expect(etag).toMatch(/^"\d+-\d{4}-\d{2}-\d{2}T\d{2}"$/);
-    expect(first.headers['cache-control']).toBe('no-cache');
-    const again = await t.app.inject({ url, headers: { ...BROWSER, 'if-none-match': etag } });
+    // The page holds this visitor's reservation form: the tag and the cache are theirs.
+    expect(etag).toMatch(/^"\d+-\d{4}-\d{2}-\d{2}T\d{2}-[A-Za-z0-9_-]{10}"$/);
+    expect(first.headers['cache-control']).toBe('private, no-cache');
+    const cookie = String(first.headers['set-cookie']).split(';')[0] as string;
+    const again = await t.app.inject({ url, headers: { ...BROWSER, cookie, 'if-none-match': etag } });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
+    // Another visitor (another form token) gets the whole page.
+    expect((await t.app.inject({ url, headers: { ...BROWSER, 'if-none-match': etag } })).statusCode).toBe(200);
     await replaceCatalogue(t.db.database.db, SITE_CATALOGUE); // a new catalogue version
     await t.app.catalogue.refresh();
-    const changed = await t.app.inject({ url, headers: { ...BROWSER, 'if-none-match': etag } });
+    const changed = await t.app.inject({ url, headers: { ...BROWSER, cookie, 'if-none-match': etag } });
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
   });
