@@ -10,8 +10,11 @@
  *   resumed   SIGCONT: writes succeed again and both instances serve the same version within a second
  *   stopped   PostgreSQL shut down: writes 503 at once, reads go on
  *   restarted both instances catch up by themselves
+ * Meanwhile people book another session on instance B through the site's reservation form, one
+ * after the other, each retrying on a 503 page with the same form (as a person taps again).
  * Then: every change the writer was told succeeded (200) is in the database exactly once (the
- * places add up), and none was applied twice by a retry.
+ * places add up), and none was applied twice by a retry; every person told "booked" (303) holds
+ * exactly one reservation, and the booked session's places fell by exactly the reservations made.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -100,6 +103,13 @@ async function main(): Promise<void> {
         sql`select id::text as id, spots_available as spots from stage_sessions where spots_available between 8 and 12 order by id limit 1`,
       )) as unknown as { rows: { id: string; spots: number }[] }
     ).rows[0] as { id: string; spots: number };
+    const booked = (
+      (await database.db.execute(
+        sql`select id::text as id, spots_available as spots from stage_sessions
+            where spots_available between 10 and 20 and id <> ${target.id}::uuid and day1 > current_date + 2
+            order by id limit 1`,
+      )) as unknown as { rows: { id: string; spots: number }[] }
+    ).rows[0] as { id: string; spots: number };
     await database.close();
 
     children.push(await start(PORTS[0]), await start(PORTS[1]));
@@ -139,8 +149,54 @@ async function main(): Promise<void> {
       }
     })();
 
+    // The people: each opens the session page on B, then posts the form until it gets a page that is not a 503.
+    const bookings: Record<string, number> = {};
+    const told = new Set<string>();
+    const booker = (async () => {
+      const base = `http://127.0.0.1:${PORTS[1]}`;
+      for (let n = 0; !stop; n++) {
+        const page = await fetch(`${base}/stages/${booked.id}`).catch(() => undefined);
+        const html = page ? await page.text() : '';
+        const token = /name="formToken" value="([^"]+)"/.exec(html)?.[1];
+        if (!page || !token) {
+          bookings.full = (bookings.full ?? 0) + 1;
+          await new Promise((r) => setTimeout(r, 300));
+          continue;
+        }
+        const cookie = String(page.headers.get('set-cookie')).split(';')[0] as string;
+        const email = `drill${n}@example.org`;
+        for (;;) {
+          const status = await fetch(`${base}/stages/${booked.id}/reservation`, {
+            method: 'POST',
+            redirect: 'manual',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, 'sec-fetch-site': 'same-origin' },
+            body: new URLSearchParams({
+              formToken: token,
+              firstName: 'Camille',
+              lastName: 'Exercice',
+              email,
+              phone: '06 12 34 56 78',
+              reason: 'voluntary',
+              consent: 'yes',
+            }),
+            signal: AbortSignal.timeout(10_000),
+          }).then(
+            (r) => r.status,
+            () => 0,
+          );
+          bookings[status] = (bookings[status] ?? 0) + 1;
+          if (status === 303) told.add(email);
+          if (status === 303 || status === 409) break;
+          if (status !== 503 && status !== 0) throw new Error(`a reservation answered ${status}`);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    })();
+
     const phase = async (name: string, seconds: number) => {
       const before = { ...outcomes };
+      const bookedBefore = { ...bookings };
       const r = await autocannon({
         url: `http://127.0.0.1:${PORTS[1]}`,
         connections: 10,
@@ -156,8 +212,13 @@ async function main(): Promise<void> {
           .map(([k, v]) => [k, v - (before[k] ?? 0)])
           .filter(([, v]) => Number(v) > 0),
       );
+      const forms = Object.fromEntries(
+        Object.entries(bookings)
+          .map(([k, v]) => [k, v - (bookedBefore[k] ?? 0)])
+          .filter(([, v]) => Number(v) > 0),
+      );
       console.log(
-        `${name.padEnd(10)} reads on B: ${r.requests.average.toFixed(0).padStart(5)} req/s, non-2xx ${r.non2xx}, errors ${r.errors}   writes to A by status: ${JSON.stringify(writes)}`,
+        `${name.padEnd(10)} reads on B: ${r.requests.average.toFixed(0).padStart(5)} req/s, non-2xx ${r.non2xx}, errors ${r.errors}   writes to A by status: ${JSON.stringify(writes)}   reservation forms on B by status: ${JSON.stringify(forms)}`,
       );
     };
 
@@ -174,6 +235,7 @@ async function main(): Promise<void> {
     await phase('restarted', 4);
     stop = true;
     await writer;
+    await booker;
     let agreed = -1;
     for (let i = 0; i < 200; i++) {
       const [a, b] = [await version(PORTS[0]), await version(PORTS[1])];
@@ -191,7 +253,22 @@ async function main(): Promise<void> {
     await check.connect();
     const spots = (await check.query('select spots_available from stage_sessions where id = $1', [target.id])).rows[0]
       ?.spots_available as number;
+    const held = (
+      await check.query(
+        `select s.spots_available as spots, count(r.id)::int as n, count(distinct r.email)::int as people,
+                coalesce(sum(case when r.email = any($2) then 1 else 0 end), 0)::int as told
+           from stage_sessions s left join reservations r on r.session_id = s.id and r.status <> 'cancelled'
+          where s.id = $1 group by s.spots_available`,
+        [booked.id, [...told]],
+      )
+    ).rows[0] as { spots: number; n: number; people: number; told: number };
     await check.end();
+    const bookingsOk =
+      held.n === held.people && held.told === told.size && held.n === told.size && held.spots === booked.spots - held.n;
+    console.log(
+      `reservations: ${told.size} people were told "booked", the database holds ${held.n} reservations of ${held.people} people, places went from ${booked.spots} to ${held.spots}: ${bookingsOk ? 'consistent (one reservation per person told, none unannounced, places add up)' : 'INCONSISTENT'}`,
+    );
+    if (!bookingsOk) process.exitCode = 1;
     console.log(
       `places: started at ${target.spots}, the writer was told of a net change of ${applied}, the database holds ${spots}: ${spots === target.spots + applied ? 'consistent (nothing lost, nothing doubled)' : 'INCONSISTENT'}`,
     );

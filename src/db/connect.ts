@@ -96,6 +96,11 @@ async function openPostgres(url: string): Promise<Database> {
   // An idle client that loses its connection emits 'error'; the pool replaces it. Without a
   // listener Node would treat it as an unhandled error and exit.
   pool.on('error', () => {});
+  // A client checked out of the pool (a transaction between two statements) has no pool listener:
+  // a connection the server ends then (shutdown, pg_terminate_backend) would be an unhandled 'error'
+  // event and end the process. With this one, the transaction's next statement fails instead, as
+  // an outage (503), and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const listeners = new Set<pg.PoolClient | pg.Client>();
   let closing = false;

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { dateIn } from '../catalogue/clock.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
 import { sessionStatus } from '../catalogue/session-status.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseUnavailable, rootCause } from '../db/unavailable.js';
 import type { SiteInfo } from '../site/layout.js';
 import { ErrorPage } from '../site/pages/error.js';
 import { ReservationPage } from '../site/pages/reservation.js';
@@ -72,7 +72,8 @@ export function reservationRoutes(options: ReservationOptions) {
 
     app.setErrorHandler((err: FastifyError, request, reply) => {
       if (isDatabaseUnavailable(err)) {
-        request.log.warn({ err: err.message }, 'database unavailable; reservation page answered 503');
+        // Never the wrapper's message: it quotes the statement's parameters (names, email, phone).
+        request.log.warn({ cause: rootCause(err) }, 'database unavailable; reservation page answered 503');
         return errorPage(
           reply.header('retry-after', 5),
           503,
@@ -85,7 +86,7 @@ export function reservationRoutes(options: ReservationOptions) {
       if (err.statusCode === 429) return errorPage(reply, 429, err.message);
       if (err.statusCode !== undefined && err.statusCode < 500)
         return errorPage(reply, err.statusCode, 'Cette demande n’a pas pu être traitée. Rien n’a été enregistré.');
-      request.log.error({ err }, 'reservation failed');
+      request.log.error({ cause: rootCause(err) }, 'reservation failed');
       return errorPage(reply, 500, 'La réservation n’a pas pu être enregistrée. Rien n’a été enregistré : réessayez.');
     });
 
@@ -194,7 +195,9 @@ export function reservationRoutes(options: ReservationOptions) {
         if (centre?.email) await mailer.send(centreNoticeMail(facts, centre.email));
       } catch (err) {
         // The reservation stands; the page already shows the reference and the private link.
-        app.log.warn({ reservation: reservation.id, err: (err as Error).message }, 'reservation mail not sent');
+        // The code only: an SMTP server's refusal text often quotes the recipient's address.
+        const { code, responseCode } = err as { code?: unknown; responseCode?: unknown };
+        app.log.warn({ reservation: reservation.id, code, responseCode }, 'reservation mail not sent');
       }
     }
 

@@ -93,3 +93,38 @@ describe('a PostgreSQL that hangs (SIGSTOP), not just one that is gone', () => {
     expect((await register()).statusCode).toBe(201);
   });
 });
+
+describe('a connection the server ends while a transaction holds it', () => {
+  it('fails that transaction as an outage; the process keeps running and the pool recovers', {
+    timeout: 60_000,
+  }, async () => {
+    const { sql } = await import('drizzle-orm');
+    const { isDatabaseUnavailable } = await import('../../src/db/unavailable.js');
+    const killer = new (await import('pg')).default.Client({
+      connectionString: `postgres://postgres@127.0.0.1:${PORT}/postgres`,
+    });
+    await killer.connect();
+    try {
+      // Between two statements of a transaction the client is checked out of the pool and runs no
+      // query: the server's "terminating connection" then arrives as an 'error' event on the client
+      // itself, which with no listener would end the whole process.
+      const outcome = await database.db
+        .transaction(async (tx) => {
+          const rows = (await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as {
+            rows: { pid: number }[];
+          };
+          await killer.query('select pg_terminate_backend($1)', [rows.rows[0]?.pid]);
+          await new Promise((r) => setTimeout(r, 300));
+          await tx.execute(sql`select 1`);
+        })
+        .then(
+          () => 'committed',
+          (err: unknown) => (isDatabaseUnavailable(err) ? 'unavailable' : `other: ${(err as Error).message}`),
+        );
+      expect(outcome).toBe('unavailable');
+    } finally {
+      await killer.end();
+    }
+    expect((await register()).statusCode).toBe(201);
+  });
+});

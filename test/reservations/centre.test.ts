@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { sql } from 'drizzle-orm';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -225,6 +226,70 @@ describe('personal data stays private', () => {
       const logged = lines.map((l) => JSON.parse(l) as { url?: string; route?: string });
       expect(logged.some((l) => l.url === `/stages/${session}/reservation`)).toBe(true);
       expect(logged.some((l) => l.url === '/reservations/:token')).toBe(true);
+    } finally {
+      await app.close();
+      await db.dispose();
+    }
+  });
+});
+
+describe('personal data in the logs of a bad day', () => {
+  it('a booking refused because the database is gone logs no personal data, and answers a 503 page', async () => {
+    const db = await openTestDatabase();
+    await replaceCatalogue(db.database.db, FIXTURE_CATALOGUE);
+    const lines: string[] = [];
+    const app = await buildApp(testConfig({ LOG_LEVEL: 'info' }), {
+      database: db.database,
+      clock: frozenClock(FIXTURE_NOW),
+      logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
+    });
+    try {
+      const t: TestApp = { app, db, close: async () => {} };
+      const form = await openForm(app, `/stages/${SESSIONS.lyonMar5.id}`);
+      await db.database.close(); // the database goes away under the running service
+      const person = { ...PERSON, email: 'gone.database@example.org', lastName: 'Introuvable' };
+      const res = await submit(t.app, SESSIONS.lyonMar5.id, form, person);
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body).toContain('Rien n’a été enregistré');
+      const log = lines.join('\n');
+      expect(log).toContain('database unavailable; reservation page answered 503');
+      for (const secret of [person.email, person.lastName, '612345678']) expect(log).not.toContain(secret);
+    } finally {
+      await app.close();
+      await db.dispose().catch(() => {});
+    }
+  });
+});
+
+describe('a booking the database refuses half-way', () => {
+  it('takes no place (the transaction is undone), answers a readable 500 page and logs no personal data', async () => {
+    const db = await openTestDatabase();
+    await replaceCatalogue(db.database.db, FIXTURE_CATALOGUE);
+    const lines: string[] = [];
+    const app = await buildApp(testConfig({ LOG_LEVEL: 'info' }), {
+      database: db.database,
+      clock: frozenClock(FIXTURE_NOW),
+      logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
+    });
+    try {
+      // The place is taken first, then the reservation's INSERT fails (its statement quotes the person's details).
+      await db.database.db.execute(
+        sql`alter table reservations add constraint drill_refuse_all check (false) not valid`,
+      );
+      const person = { ...PERSON, email: 'half.way@example.org', lastName: 'Demi-Chemin' };
+      const res = await submit(
+        app,
+        SESSIONS.lyonMar5.id,
+        await openForm(app, `/stages/${SESSIONS.lyonMar5.id}`),
+        person,
+      );
+      expect(res.statusCode).toBe(500);
+      expect(res.body).toContain('La réservation n’a pas pu être enregistrée. Rien n’a été enregistré');
+      expect(await placesLeft(app, SESSIONS.lyonMar5.id)).toBe(3);
+      const log = lines.join('\n');
+      expect(log).toContain('violates check constraint');
+      for (const secret of [person.email, 'Demi-Chemin', '612345678']) expect(log).not.toContain(secret);
     } finally {
       await app.close();
       await db.dispose();
