@@ -190,7 +190,8 @@ async function main(): Promise<void> {
           if (status !== 503 && status !== 0) throw new Error(`a reservation answered ${status}`);
           await new Promise((r) => setTimeout(r, 250));
         }
-        await new Promise((r) => setTimeout(r, 300));
+        // About one person a second: the session fills over the phases, not in the first one.
+        await new Promise((r) => setTimeout(r, 1000));
       }
     })();
 
