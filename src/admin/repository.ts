@@ -34,22 +34,33 @@ const UNIQUE_FIELDS: Record<string, string> = {
   reservations_reference_unique: 'reference',
 };
 
-function pgError(err: unknown): { code?: string; constraint?: string } | undefined {
-  let current = err as { code?: unknown; constraint?: unknown; cause?: unknown } | undefined;
+function pgError(err: unknown): { code?: string; constraint?: string; detail?: string } | undefined {
+  let current = err as { code?: unknown; constraint?: unknown; detail?: unknown; cause?: unknown } | undefined;
   for (let i = 0; i < 5 && current; i++) {
     if (typeof current.code === 'string' && /^[0-9A-Z]{5}$/.test(current.code))
       return {
         code: current.code,
         constraint: typeof current.constraint === 'string' ? current.constraint : undefined,
+        detail: typeof current.detail === 'string' ? current.detail : undefined,
       };
     current = current.cause as typeof current;
   }
   return undefined;
 }
 
-/** Unique violations (another record holds that slug, approval or course number) → 409 naming the field. */
+/**
+ * Unique violations (another record holds that slug, approval or course number) → 409 naming the
+ * field; places that reservations hold (migration 0006) → 409 saying how many may be for sale.
+ */
 function refusalFor(err: unknown): WriteRefused | undefined {
   const pg = pgError(err);
+  if (pg?.code === '23514' && pg.constraint === 'stage_sessions_places_held')
+    return new WriteRefused(
+      409,
+      'places_held_by_reservations',
+      `Reservations made on the site hold places of this session: ${pg.detail ?? 'fewer places may be for sale'}. Lower spotsAvailable (or raise capacity); a relative change (POST …/places) never needs to know.`,
+      [{ name: 'spotsAvailable', reason: pg.detail ?? 'places are held by reservations' }],
+    );
   if (pg?.code !== '23505') return undefined;
   const name = (pg.constraint && UNIQUE_FIELDS[pg.constraint]) ?? 'id';
   return new WriteRefused(409, 'conflict', `Another record already has this ${name}.`, [

@@ -8,6 +8,10 @@ declare module 'fastify' {
   }
 }
 
+// A reservation's private link is a secret: whatever route a URL holding one reached (a 404, a
+// mistyped suffix), the log line shows it redacted.
+const PRIVATE_LINK = /\/reservations\/[A-Za-z0-9_-]{22}/g;
+
 // Long enough to show any real query; a hostile 16 KB URL is not copied into every log line.
 const MAX_LOGGED_URL = 512;
 
@@ -26,9 +30,10 @@ export function registerRequestLog(app: FastifyInstance, readSampleRate: number)
     const url =
       request.routeOptions.config.logUrl === false
         ? request.routeOptions.url
-        : request.url.length > MAX_LOGGED_URL
-          ? `${request.url.slice(0, MAX_LOGGED_URL)}…`
-          : request.url;
+        : (request.url.length > MAX_LOGGED_URL ? `${request.url.slice(0, MAX_LOGGED_URL)}…` : request.url).replace(
+            PRIVATE_LINK,
+            '/reservations/…',
+          );
     const fields = {
       method: request.method,
       url,

@@ -30,6 +30,9 @@ export interface BookingRequest {
   browser: string;
 }
 
+/** How long after booking the same browser may be led to its reservation again. */
+const AGAIN_WINDOW_MS = 30 * 60_000;
+
 async function addLink(tx: Tx, reservationId: string): Promise<string> {
   const token = newLinkToken();
   await tx.insert(reservationLinks).values({ tokenHash: secretHash(token), reservationId });
@@ -59,7 +62,10 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
             ),
           );
         if (existing) {
-          if (existing.browserHash !== browserHash) return { kind: 'duplicate' };
+          // The same browser, shortly after: a second tap or a refresh of the form. Later, the cookie alone
+          // (which a shared computer keeps) must not open the reservation again.
+          const recent = Date.now() - existing.createdAt.getTime() < AGAIN_WINDOW_MS;
+          if (existing.browserHash !== browserHash || !recent) return { kind: 'duplicate' };
           return { kind: 'again', reservation: existing, token: await addLink(tx, existing.id) };
         }
         const [session] = await tx
@@ -273,8 +279,15 @@ export async function purgePersonalData(db: Db, before: string): Promise<{ reser
         emailKey: null,
         phone: null,
         browserHash: null,
-        purgedAt: sql`now()`,
-        updatedAt: sql`now()`,
+        // The reference is in the person's and the centre's mailboxes: it must lead to nobody now.
+        // Times are kept to the day, enough for counts and not a fingerprint.
+        reference: sql`'X-' || ${reservations.id}::text`,
+        consentAt: sql`date_trunc('day', ${reservations.consentAt})`,
+        createdAt: sql`date_trunc('day', ${reservations.createdAt})`,
+        confirmedAt: sql`date_trunc('day', ${reservations.confirmedAt})`,
+        cancelledAt: sql`date_trunc('day', ${reservations.cancelledAt})`,
+        purgedAt: sql`date_trunc('day', now())`,
+        updatedAt: sql`date_trunc('day', now())`,
       })
       .where(and(inArray(reservations.sessionId, ended), sql`${reservations.purgedAt} is null`))
       .returning({ id: reservations.id });

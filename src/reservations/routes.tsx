@@ -83,7 +83,12 @@ export function reservationRoutes(options: ReservationOptions) {
       if (err.statusCode === 413)
         return errorPage(reply, 413, 'Le formulaire envoyé est trop long. Rien n’a été enregistré.');
       if (err.statusCode === 415 || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return notAForm(reply);
-      if (err.statusCode === 429) return errorPage(reply, 429, err.message);
+      if (err.statusCode === 429)
+        return errorPage(
+          reply,
+          429,
+          'Vous avez fait beaucoup de demandes en peu de temps. Rien n’a été enregistré : réessayez dans une minute.',
+        );
       if (err.statusCode !== undefined && err.statusCode < 500)
         return errorPage(reply, err.statusCode, 'Cette demande n’a pas pu être traitée. Rien n’a été enregistré.');
       request.log.error({ cause: rootCause(err) }, 'reservation failed');
@@ -121,14 +126,18 @@ export function reservationRoutes(options: ReservationOptions) {
       const body = (request.body ?? {}) as Record<string, unknown>;
 
       const verdict = guard.check(request, body.formToken);
-      if (verdict !== 'ok') return formAgain(request, reply, 403, entry, undefined, GUARD_NOTICES[verdict]);
+      // From another site: no form and no new cookie (which would replace this browser's own).
+      if (verdict === 'cross-site') return errorPage(reply, 403, GUARD_NOTICES[verdict]);
+      const typed = readForm(body);
+      const kept = { values: typed.ok ? typed.values : typed.state.values, errors: [] };
+      if (verdict !== 'ok') return formAgain(request, reply, 403, entry, kept, GUARD_NOTICES[verdict]);
       // People never see this field; a robot filling every field gets a refusal and nothing stored.
       if (typeof body.website === 'string' && body.website !== '')
-        return formAgain(request, reply, 400, entry, undefined, 'Cette demande n’a pas pu être enregistrée.');
+        return formAgain(request, reply, 400, entry, kept, 'Cette demande n’a pas pu être enregistrée.');
       if (sessionStatus(entry, app.clock.now()) !== 'available')
         return formAgain(request, reply, 409, entry, undefined);
 
-      const form = readForm(body);
+      const form = typed;
       if (!form.ok) return formAgain(request, reply, 400, entry, form.state);
 
       const budget = await app.chargeReservation(request);
@@ -153,9 +162,10 @@ export function reservationRoutes(options: ReservationOptions) {
       switch (outcome.kind) {
         case 'booked':
           void sendMails(outcome.reservation, outcome.token, now, form.details);
-          return reply.redirect(privatePath(outcome.token), 303);
+          // An explicit fragment: without one, the browser would keep the form's (#reserver) on the redirect.
+          return reply.redirect(`${privatePath(outcome.token)}#reservation`, 303);
         case 'again':
-          return reply.redirect(`${privatePath(outcome.token)}?deja=1`, 303);
+          return reply.redirect(`${privatePath(outcome.token)}?deja=1#reservation`, 303);
         case 'duplicate':
           return formAgain(
             request,
@@ -163,7 +173,7 @@ export function reservationRoutes(options: ReservationOptions) {
             409,
             now,
             { values: form.values, errors: [] },
-            'Une réservation existe déjà pour cette adresse e-mail sur ce stage : aucune place de plus n’a été prise. Retrouvez-la avec le lien reçu lors de la réservation, ou contactez le centre.',
+            'Cette adresse e-mail a déjà une réservation sur ce stage : aucune place de plus n’a été prise. Retrouvez-la avec le lien reçu lors de la réservation, ou contactez le centre.',
           );
         case 'full':
           return formAgain(request, reply, 409, now, undefined);
@@ -259,6 +269,17 @@ export function reservationRoutes(options: ReservationOptions) {
           : undefined,
       );
     });
+
+    // Back, forward or a reload after a cancel form was refused: the address itself is not a page.
+    app.get(
+      '/reservations/:token/annulation',
+      { schema: { hide: true }, config: { logUrl: false } },
+      async (request, reply) => {
+        const { token } = request.params as { token: string };
+        if (!LINK_TOKEN.test(token)) return notFound(reply);
+        return reply.redirect(privatePath(token), 303);
+      },
+    );
 
     app.post(
       '/reservations/:token/annulation',

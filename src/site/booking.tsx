@@ -73,7 +73,8 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
         Une place pour vous, au centre <strong>{s.centre.name}</strong>, au prix de {frenchPrice(s.priceEuros)}. Le
         paiement se fait auprès du centre ; la place est retenue dès l’envoi du formulaire.
       </p>
-      <form class="booking" method="post" action={reservationPath(s.id)} novalidate>
+      {/* The fragment brings a refused form's page back to the form and its errors, not to the top. */}
+      <form class="booking" method="post" action={`${reservationPath(s.id)}#reserver`} novalidate>
         <input type="hidden" name="formToken" value={formToken} />
         <div class="row">
           <div>
@@ -166,10 +167,16 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
             {...described(e('consent'))}
           />
           <label for="consent">
-            J’accepte les conditions du centre et la transmission de mes coordonnées au centre pour cette réservation.
+            J’ai pris connaissance des conditions du centre et je demande cette réservation, pour laquelle mes
+            coordonnées lui sont transmises.
           </label>
         </div>
         <FieldMessage error={e('consent')} />
+        <p class="hint" id="donnees">
+          Vos nom, e-mail, téléphone et motif servent à cette réservation seulement : ils sont transmis au centre{' '}
+          {s.centre.name}, qui organise le stage, et à personne d’autre ; ils sont effacés après le stage. Vous pouvez y
+          accéder, les corriger ou les faire effacer en écrivant au centre, et adresser une réclamation à la CNIL.
+        </p>
         {/* Left empty by people (it is out of sight and out of the tab order); filled by form robots. */}
         <div class="hp" aria-hidden="true">
           <label for="website">Ne pas remplir ce champ</label>

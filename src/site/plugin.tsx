@@ -42,6 +42,9 @@ export interface SiteOptions {
 /** A rendered page, or `undefined` for the site's 404. */
 type Rendered = { status: number; html: string } | undefined;
 
+// Searched as the hidden input's whole attribute: catalogue text cannot contain it (its quotes are escaped).
+const SLOT_ATTRIBUTE = Buffer.from(`name="formToken" value="${FORM_TOKEN_SLOT}"`);
+const SLOT_OFFSET = SLOT_ATTRIBUTE.length - FORM_TOKEN_SLOT.length - 1;
 const SLOT = Buffer.from(FORM_TOKEN_SLOT);
 
 /** The site's error page for a status and an optional message (used by the error handler too). */
@@ -88,8 +91,8 @@ export async function registerSite(app: FastifyInstance, options: SiteOptions): 
       if (!cached) {
         const out = render(request) ?? { status: 404, html: siteErrorPage(site, 404) };
         const body = Buffer.from(out.html);
-        const slot = body.indexOf(SLOT);
-        cached = { status: out.status, body, slot: slot >= 0 ? slot : undefined };
+        const at = body.indexOf(SLOT_ATTRIBUTE);
+        cached = { status: out.status, body, slot: at >= 0 ? at + SLOT_OFFSET : undefined };
         cache.set(epoch, request.url, cached);
       }
       // Places change at any moment: browsers revalidate rather than show a stale count, and a page

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FORM_TOKEN_SLOT } from '../../src/site/page-cache.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 import { openForm, PERSON, placesLeft, privatePath, submit } from './helpers.js';
@@ -24,7 +25,7 @@ describe('booking a place from the session page', () => {
   it('shows the form on an open session, with a form cookie, and no form on a full one', async () => {
     const res = await t.app.inject(`/stages/${lyon.id}`);
     expect(res.statusCode).toBe(200);
-    expect(res.body).toContain(`action="/stages/${lyon.id}/reservation"`);
+    expect(res.body).toContain(`action="/stages/${lyon.id}/reservation#reserver"`);
     expect(res.body).toMatch(/name="formToken" value="[A-Za-z0-9_-]{22}"/);
     const cookie = String(res.headers['set-cookie']);
     // Over HTTPS (the test base URL), the cookie is __Host-, HttpOnly, SameSite=Lax and Secure.
@@ -92,13 +93,23 @@ describe('booking a place from the session page', () => {
     expect(pages.some((p) => p.includes('Vous aviez déjà réservé ce stage'))).toBe(true);
   });
 
+  it('the same browser much later does not reopen the reservation: the form cookie is no key to it', async () => {
+    const form = await openForm(t.app, `/stages/${lyon.id}`);
+    expect((await submit(t.app, lyon.id, form)).statusCode).toBe(303);
+    await t.app.database.db.execute(sql`update reservations set created_at = created_at - interval '1 hour'`);
+    const later = await submit(t.app, lyon.id, form);
+    expect(later.statusCode).toBe(409);
+    expect(later.body).not.toMatch(/\/reservations\/[A-Za-z0-9_-]{22}/);
+    expect(await reservationCount()).toBe(1);
+  });
+
   it('the same address from another browser is one reservation, not two, and learns nothing of the first', async () => {
     const first = await openForm(t.app, `/stages/${lyon.id}`);
     expect((await submit(t.app, lyon.id, first)).statusCode).toBe(303);
     const other = await openForm(t.app, `/stages/${lyon.id}`);
     const res = await submit(t.app, lyon.id, other, { ...PERSON, email: 'ELOISE.NDIAYE@example.org' });
     expect(res.statusCode).toBe(409);
-    expect(res.body).toContain('Une réservation existe déjà pour cette adresse e-mail sur ce stage');
+    expect(res.body).toContain('Cette adresse e-mail a déjà une réservation sur ce stage');
     expect(res.body).not.toMatch(/SRP-[0-9A-Z]{4}-/);
     expect(res.body).not.toMatch(/\/reservations\/[A-Za-z0-9_-]{22}/);
     expect(await placesLeft(t.app, lyon.id)).toBe(7);
@@ -257,8 +268,15 @@ describe('bad submissions: every field says what is wrong, nothing is stored', (
     for (const [label, res, message] of refused) {
       expect(res.statusCode, label).toBe(403);
       expect(res.body, label).toContain(message);
-      // The form is there again, with a valid token, to send again from this page.
-      expect(res.body, label).toContain('name="formToken"');
+      if (message.includes('autre site')) {
+        // From another site: no form, and above all no new cookie replacing this browser's own.
+        expect(res.headers['set-cookie'], label).toBeUndefined();
+        expect(res.body, label).not.toContain('name="formToken"');
+      } else {
+        // The form is there again, with what was typed and a valid token, to send again from this page.
+        expect(res.body, label).toContain('name="formToken"');
+        expect(res.body, label).toContain('value="Éloïse"');
+      }
     }
     expect(await reservationCount()).toBe(0);
     expect(await placesLeft(t.app, lyon.id)).toBe(8);
@@ -287,6 +305,23 @@ describe('bad submissions: every field says what is wrong, nothing is stored', (
     expect(big.statusCode).toBe(413);
     expect(big.body).toContain('Le formulaire envoyé est trop long');
     expect(await reservationCount()).toBe(0);
+  });
+});
+
+describe('the form token in cached pages', () => {
+  it('goes into the form only, even when catalogue text holds the marker it replaces', async () => {
+    await t.close();
+    const catalogue = {
+      ...FIXTURE_CATALOGUE,
+      centres: FIXTURE_CATALOGUE.centres.map((c) =>
+        c.slug === 'centre-lyon' ? { ...c, name: `Centre ${FORM_TOKEN_SLOT}` } : c,
+      ),
+    };
+    t = await buildTestApp({ catalogue, clock: frozenClock(FIXTURE_NOW) });
+    const form = await openForm(t.app, `/stages/${lyon.id}`);
+    expect(form.formToken).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(form.html).toContain(`Centre ${FORM_TOKEN_SLOT}`);
+    expect((await submit(t.app, lyon.id, form)).statusCode).toBe(303);
   });
 });
 

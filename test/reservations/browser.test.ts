@@ -69,7 +69,7 @@ describe('booking on a phone, in Chromium', () => {
     await page.getByLabel(/Téléphone mobile/).fill('04 72 00 00 00');
     await page.getByLabel('Permis probatoire', { exact: false }).check();
     await Promise.all([
-      page.waitForURL(`**/stages/${session.id}/reservation`),
+      page.waitForURL(`**/stages/${session.id}/reservation#reserver`),
       page.getByRole('button', { name: 'Réserver ma place' }).click(),
     ]);
     expect(await page.locator('.errors li').allTextContents()).toEqual([
@@ -84,15 +84,15 @@ describe('booking on a phone, in Chromium', () => {
     expect(await placesLeft(t.app, session.id)).toBe(3);
 
     await page.getByLabel(/Téléphone mobile/).fill('06 12 34 56 78');
-    await page.getByLabel(/J’accepte les conditions du centre/).check();
+    await page.getByLabel(/J’ai pris connaissance des conditions du centre/).check();
     await Promise.all([
-      page.waitForURL(/\/reservations\/[A-Za-z0-9_-]{22}$/),
+      page.waitForURL(/\/reservations\/[A-Za-z0-9_-]{22}#reservation$/),
       page.getByRole('button', { name: 'Réserver ma place' }).click(),
     ]);
     await expect.poll(() => page.getByRole('heading', { name: 'Votre réservation' }).count()).toBe(1);
     const reference = await page.locator('.reference strong').textContent();
     expect(reference).toMatch(/^SRP-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
-    expect(await page.locator('main').textContent()).toContain('notez votre référence');
+    expect(await page.locator('main').textContent()).toContain('Notez votre référence');
     await check('booking-confirmation');
     expect(await placesLeft(t.app, session.id)).toBe(2);
     const privateUrl = page.url();
@@ -105,7 +105,7 @@ describe('booking on a phone, in Chromium', () => {
     await page.getByRole('button', { name: 'Annuler ma réservation' }).focus();
     await Promise.all([page.waitForResponse((r) => r.url().endsWith('/annulation')), page.keyboard.press('Enter')]);
     await expect.poll(() => page.locator('.status').textContent()).toBe('Réservation annulée');
-    expect(page.url()).toBe(privateUrl);
+    expect(page.url()).toBe(privateUrl.replace(/#.*$/, ''));
     expect(await placesLeft(t.app, session.id)).toBe(3);
     await screenshot(page, 'booking-cancelled');
   });

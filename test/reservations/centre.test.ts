@@ -137,6 +137,88 @@ describe('the centre sees and handles its reservations through the partner API',
   });
 });
 
+describe('what the centre writes cannot undo what people booked', () => {
+  let t: TestApp;
+  let keys: Awaited<ReturnType<typeof keysFor>>;
+  const id = SESSIONS.lyonMar5Early.id; // capacity 20, 8 places
+  beforeAll(async () => {
+    t = await buildTestApp({ catalogue: FIXTURE_CATALOGUE, clock: frozenClock(FIXTURE_NOW) });
+    keys = await keysFor(t.app, CENTRES.lyon.id);
+    await book(t, id);
+    await book(t, id, { ...PERSON, email: 'deux@example.org' });
+  });
+  afterAll(() => t.close());
+  const patch = (payload: Record<string, unknown>, url = `/api/admin/sessions/${id}`) =>
+    t.app.inject({ method: 'PATCH', url, headers: keys.partner, payload });
+
+  it('never puts more places on sale than the capacity minus the reservations, absolute or relative', async () => {
+    expect(await placesLeft(t.app, id)).toBe(6);
+    // 2 reservations hold places of 20: at most 18 for sale.
+    const tooMany = await patch({ spotsAvailable: 19 });
+    expect(tooMany.statusCode).toBe(409);
+    expect(tooMany.json()).toMatchObject({ code: 'places_held_by_reservations' });
+    expect(tooMany.json().detail).toContain('2 reservations hold a place; capacity 20 leaves at most 18 for sale');
+    expect((await patch({ spotsAvailable: 18 })).statusCode).toBe(200);
+    const more = await t.app.inject({
+      method: 'POST',
+      url: `/api/admin/sessions/${id}/places`,
+      headers: keys.partner,
+      payload: { change: 1 },
+    });
+    expect(more.statusCode).toBe(409);
+    expect((await patch({ capacity: 19 })).statusCode).toBe(409);
+    expect(await placesLeft(t.app, id)).toBe(18);
+  });
+
+  it('a session the centre cancels cancels its reservations, and their pages say so', async () => {
+    const other = SESSIONS.stEtienneMar5.id;
+    const path = await book(t, other);
+    const cancel = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/sessions/${other}`,
+      headers: keys.admin,
+      payload: { status: 'cancelled' },
+    });
+    expect(cancel.statusCode).toBe(200);
+    const page = (await t.app.inject(path)).body;
+    expect(page).toContain('Réservation annulée');
+    expect(page).toContain('Le centre a annulé cette réservation : le stage n’aura pas lieu');
+    expect(page).not.toContain('Annuler ma réservation');
+    const list = (
+      await t.app.inject({ url: `/api/admin/reservations?sessionId=${other}`, headers: keys.admin })
+    ).json() as { data: Reservation[] };
+    expect(list.data.map((r) => [r.status, r.cancelledBy])).toEqual([['cancelled', 'centre']]);
+  });
+
+  it('a session moved to another centre takes its reservations with it', async () => {
+    const parisKeys = await keysFor(t.app, CENTRES.paris.id);
+    const session = (await t.app.inject({ url: `/api/admin/sessions/${id}`, headers: keys.admin })).json() as Record<
+      string,
+      unknown
+    >;
+    const { id: _, updatedAt: __, status: ___, ...body } = session;
+    const moved = await t.app.inject({
+      method: 'PUT',
+      url: `/api/admin/sessions/${id}`,
+      headers: keys.admin,
+      payload: { ...body, centreId: CENTRES.paris.id },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const paris = (
+      await t.app.inject({ url: `/api/admin/reservations?sessionId=${id}`, headers: parisKeys.partner })
+    ).json() as {
+      data: Reservation[];
+    };
+    expect(paris.data).toHaveLength(2);
+    const lyon = (
+      await t.app.inject({ url: `/api/admin/reservations?sessionId=${id}`, headers: keys.partner })
+    ).json() as {
+      data: Reservation[];
+    };
+    expect(lyon.data).toEqual([]);
+  });
+});
+
 describe('personal data stays private', () => {
   it('appears in no public answer, no agent answer and no log line', async () => {
     const db = await openTestDatabase();
@@ -188,6 +270,8 @@ describe('personal data stays private', () => {
         '/api/health',
       ];
       const answers = await Promise.all(publicPaths.map((p) => app.inject(p).then((r) => `${p}\n${r.body}`)));
+      // Addresses near the private link that match no page, or that are not pages: the log must not keep the secret.
+      for (const near of [`${path}/x`, `${path}/annulation`, `${path}?utm=1`]) await app.inject(near);
       // The change stream replays the booking's change.
       const events = await fetch(`${address}/api/stages/events?lastEventId=${before}`, {
         signal: AbortSignal.timeout(1500),
@@ -347,7 +431,9 @@ describe('email, when SMTP_URL is set', () => {
 
     const path = await book(t, SESSIONS.lyonMar5.id);
     const page = (await t.app.inject(path)).body;
-    expect(page).toContain(`Un e-mail de confirmation a été envoyé à <strong>${PERSON.email}</strong>`);
+    expect(page).toContain(`Un e-mail de confirmation va être envoyé à <strong>${PERSON.email}</strong>`);
+    // The link is on the page all the same: a mail can fail.
+    expect(page).toContain(`https://stages.example.test${path}`);
     expect(page).toContain('04 72 00 00 00');
     const reference = /SRP-[0-9A-Z]{4}-[0-9A-Z]{4}/.exec(page)?.[0] as string;
 

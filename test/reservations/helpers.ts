@@ -57,8 +57,8 @@ export async function placesLeft(app: FastifyInstance, sessionId: string): Promi
   return (res.json() as { spotsAvailable: number }).spotsAvailable;
 }
 
-/** The private link's path from a 303 answer. */
+/** The private link's path from a 303 answer (without its fragment, which only browsers use). */
 export function privatePath(location: unknown): string {
-  expect(String(location)).toMatch(/^\/reservations\/[A-Za-z0-9_-]{22}(\?deja=1)?$/);
-  return String(location);
+  expect(String(location)).toMatch(/^\/reservations\/[A-Za-z0-9_-]{22}(\?deja=1)?#reservation$/);
+  return String(location).replace(/#.*$/, '');
 }

@@ -34,8 +34,9 @@ export function ReservationPage(props: ReservationPageProps) {
   const entry = props.entry;
   const s = entry?.view;
   return (
-    <Layout site={props.site} title={`Réservation ${r.reference}`} description="Votre réservation" noindex>
-      <h1>Votre réservation</h1>
+    // The reference stays out of the title, hence out of browser history and tab lists.
+    <Layout site={props.site} title="Votre réservation" description="Votre réservation" noindex>
+      <h1 id="reservation">Votre réservation</h1>
       {props.notice ? (
         <p class="notice" role="status">
           {props.notice}
@@ -46,18 +47,25 @@ export function ReservationPage(props: ReservationPageProps) {
           Référence <strong>{r.reference}</strong>
         </p>
         <p class={`status ${r.status}`}>{STATUS_TEXT[r.status]}</p>
+        {r.status === 'cancelled' && r.cancelledBy === 'centre' ? (
+          <p>Le centre a annulé cette réservation{entry?.cancelled ? ' : le stage n’aura pas lieu' : ''}.</p>
+        ) : null}
         {r.status !== 'cancelled' ? (
-          props.mailEnabled && r.email ? (
+          <>
+            {props.mailEnabled && r.email ? (
+              <p>
+                Un e-mail de confirmation va être envoyé à <strong>{r.email}</strong>, avec le lien de cette page.
+              </p>
+            ) : (
+              <p>
+                <strong>Aucun e-mail ne vous est envoyé.</strong>
+              </p>
+            )}
             <p>
-              Un e-mail de confirmation a été envoyé à <strong>{r.email}</strong>, avec le lien de cette page.
+              <strong>Notez votre référence et gardez le lien de cette page</strong> (ajoutez-la à vos favoris) : c’est
+              lui qui permet de revoir ou d’annuler la réservation. <a href={props.privateUrl}>{props.privateUrl}</a>
             </p>
-          ) : (
-            <p>
-              <strong>Aucun e-mail ne vous est envoyé : notez votre référence et gardez le lien de cette page</strong>{' '}
-              (ajoutez-la à vos favoris). Elle seule permet de revoir ou d’annuler la réservation :{' '}
-              <a href={props.privateUrl}>{props.privateUrl}</a>
-            </p>
-          )
+          </>
         ) : null}
       </div>
 

@@ -35,7 +35,8 @@ export function SessionPage(props: SessionPageProps) {
   const { entry, status, articles } = props;
   const s = entry.view;
   const c = s.centre;
-  const title = `Stage du ${frenchDate(s.day1)} à ${c.city}`;
+  // A refused form says so in the title too: it is what a screen reader announces first.
+  const title = `${props.booking.state?.errors.length ? 'Erreur : ' : ''}Stage du ${frenchDate(s.day1)} à ${c.city}`;
   const osm = `https://www.openstreetmap.org/?mlat=${c.lat}&mlon=${c.lng}#map=17/${c.lat}/${c.lng}`;
   return (
     <Layout
