@@ -286,7 +286,7 @@ function anyCase(word: string): string {
 }
 
 /**
- * Weekdays of the first day: "saturday", "samedi", "sat", "sam", any case, several separated by
+ * Weekdays (of either day of a session): "saturday", "samedi", "sat", "sam", any case, several separated by
  * commas ("fri,sat"); in JSON also a list (["saturday"]). "" is absent. Gives the set of days
  * (0 = Sunday … 6 = Saturday).
  */

@@ -119,7 +119,7 @@ export const searchFields = {
     'Order: "date" (default: day1, startTime, price, id), "price" (cheapest first, then by date), "distance" (nearest first, then by date; needs near).',
   ),
   days: weekdaysField('days').describe(
-    'Weekday(s) of the first day, in English or French, full or short, any case, separated by commas: "saturday", "samedi", "sat", "sam", "fri,sat"; in JSON also a list. Days: monday lundi mon lun, tuesday mardi tue mar, wednesday mercredi wed mer, thursday jeudi thu jeu, friday vendredi fri ven, saturday samedi sat sam, sunday dimanche sun dim.',
+    'Sessions held on one of these weekdays (first or second day: courses never run on Sundays, so "saturday" finds Friday–Saturday courses). In English or French, full or short, any case, separated by commas: "saturday", "samedi", "sat", "sam", "fri,sat"; in JSON also a list. Days: monday lundi mon lun, tuesday mardi tue mar, wednesday mercredi wed mer, thursday jeudi thu jeu, friday vendredi fri ven, saturday samedi sat sam, sunday dimanche sun dim.',
   ),
   cursor: tokenField('cursor', 400).describe(
     'The nextCursor of the previous page, to continue the same search (same filters; limit may differ). Pages follow the sort key, not an offset: a walk neither repeats nor skips a session that exists throughout, while the catalogue changes. A cursor of another search, or altered, is refused (400 naming cursor).',

@@ -206,7 +206,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   const keep = (r: SessionRecord) =>
     (query.includeUnavailable || r.spotsAvailable > 0) &&
     (maxCents === undefined || r.priceCents <= maxCents) &&
-    (days === undefined || days.has(weekdayOf(r.day1)));
+    (days === undefined || days.has(weekdayOf(r.day1)) || days.has(weekdayOf(r.day2)));
 
   // Which lists to walk, in session order.
   let lists: (readonly SessionEntry[])[];
@@ -384,7 +384,7 @@ function describe(query: SearchQuery, d: Described): string {
   parts.push(`à partir du ${frenchDate(d.from)}`);
   if (query.to) parts.push(`jusqu'au ${frenchDate(query.to)}`);
   if (query.maxPrice !== undefined) parts.push(`à ${query.maxPrice} € au plus`);
-  if (query.days) parts.push(`commençant un ${query.days.map((w) => DAY_NAMES_FR[w]).join(' ou un ')}`);
+  if (query.days) parts.push(`ayant lieu un ${query.days.map((w) => DAY_NAMES_FR[w]).join(' ou un ')}`);
   const order =
     d.sort === 'price'
       ? 'triées par prix puis date'

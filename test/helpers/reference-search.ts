@@ -45,7 +45,8 @@ export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, to
     if (maxCents !== undefined && e.record.priceCents > maxCents) continue;
     if (city !== undefined && !matchesCity(city, townKey(e.centre.view.city), e.centre.view.postalCode)) continue;
     if (region !== undefined && !e.centre.regionKey.includes(region)) continue;
-    if (query.days && !query.days.includes(new Date(`${e.record.day1}T00:00:00Z`).getUTCDay())) continue;
+    const weekday = (day: string) => new Date(`${day}T00:00:00Z`).getUTCDay();
+    if (query.days && !query.days.some((w) => w === weekday(e.record.day1) || w === weekday(e.record.day2))) continue;
     let m = 0;
     if (origin) {
       const km = distanceKm(origin.lat, origin.lng, e.centre.view.lat, e.centre.view.lng);
