@@ -105,7 +105,14 @@ type List = {
   total: number;
   description: string;
   nextCursor?: string;
-  data: Array<{ id: string; priceEuros: number; day1: string; distanceKm?: number; centre: { city: string } }>;
+  data: Array<{
+    id: string;
+    priceEuros: number;
+    spotsAvailable: number;
+    day1: string;
+    distanceKm?: number;
+    centre: { city: string };
+  }>;
 };
 
 let server: McpTestServer;
@@ -391,7 +398,7 @@ describe('pages while the catalogue changes', () => {
     try {
       const keys = await keysFor(t.app, C.lyon3.id);
       const url = '/api/stages?near=Villeurbanne&radiusKm=5&days=saturday';
-      const first = (await t.app.inject(url)).json() as List & { data: Array<{ spotsAvailable: number }> };
+      const first = (await t.app.inject(url)).json() as List;
       const again = await t.app.inject(url);
       expect(again.json()).toEqual(first);
       const target = S.lyonSat16.id;
