@@ -245,25 +245,60 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
 
   const metresOf = (e: SessionEntry) => metresByCentre?.get(e.record.centreId) ?? 0;
   const compare = comparator(sort);
+  const limit = query.limit;
+  const starts = lists.map((list) => firstOnOrAfter(list, from));
+  const ends = lists.map((list) => (query.to === undefined ? list.length : firstAfter(list, query.to)));
+  // With no filter but places left, the count comes from each list's running count of sessions
+  // with places: no walk at all.
+  const counted = maxCents === undefined && days === undefined && allowed === undefined;
   let total = 0;
+  if (counted) {
+    lists.forEach((list, k) => {
+      const lo = starts[k] as number;
+      const hi = ends[k] as number;
+      if (hi > lo) total += query.includeUnavailable ? hi - lo : withPlaces(list, hi) - withPlaces(list, lo);
+    });
+  }
+  const matches = (e: SessionEntry) => keep(e.record) && (allowed === undefined || allowed.has(e.record.centreId));
   let page: SessionEntry[] = [];
-  const visit = (e: SessionEntry) => {
-    if (!keep(e.record)) return;
-    if (allowed && !allowed.has(e.record.centreId)) return;
-    total++;
-    if (sort === 'date') {
-      // Already in order: keep the first limit + 1 past the cursor (one more says a next page exists).
-      if (page.length <= query.limit && (!after || compare(e.record, 0, after, 0) > 0)) page.push(e);
-    } else {
-      page.push(e);
+  if (sort === 'date') {
+    if (!counted) {
+      lists.forEach((list, k) => {
+        for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++)
+          if (matches(list[i] as SessionEntry)) total++;
+      });
     }
-  };
-  walkInOrder(lists, from, query.to, visit);
-  if (sort !== 'date') {
-    const withMetres = page.map((e) => ({ e, m: metresOf(e) }));
-    const past = after ? withMetres.filter((x) => compare(x.e.record, x.m, after, after.metres) > 0) : withMetres;
-    past.sort((a, b) => compare(a.e.record, a.m, b.e.record, b.m));
-    page = past.slice(0, query.limit + 1).map((x) => x.e);
+    // In order already: merge from the cursor until limit + 1 (one more says a next page exists).
+    const firsts = after ? lists.map((list, k) => Math.max(starts[k] as number, firstPast(list, after))) : starts;
+    walkInOrder(lists, firsts, ends, (e) => {
+      if (matches(e)) page.push(e);
+      return page.length <= limit;
+    });
+  } else {
+    // Another order: every match is a candidate; keep the limit + 1 first past the cursor.
+    const top: { e: SessionEntry; m: number }[] = [];
+    const before = (a: { e: SessionEntry; m: number }, b: { e: SessionEntry; m: number }) =>
+      compare(a.e.record, a.m, b.e.record, b.m) < 0;
+    lists.forEach((list, k) => {
+      for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++) {
+        const e = list[i] as SessionEntry;
+        if (!matches(e)) continue;
+        if (!counted) total++;
+        const x = { e, m: metresOf(e) };
+        if (after && compare(e.record, x.m, after, after.metres) <= 0) continue;
+        if (top.length > limit && !before(x, top[limit] as (typeof top)[number])) continue;
+        let lo = 0;
+        let hi2 = top.length;
+        while (lo < hi2) {
+          const mid = (lo + hi2) >>> 1;
+          if (before(top[mid] as (typeof top)[number], x)) lo = mid + 1;
+          else hi2 = mid;
+        }
+        top.splice(lo, 0, x);
+        if (top.length > limit + 1) top.pop();
+      }
+    });
+    page = top.map((x) => x.e);
   }
   const more = page.length > query.limit;
   if (more) page.length = query.limit;
@@ -300,25 +335,22 @@ export function stillValid(snapshot: CatalogueSnapshot, version: number, scope: 
 }
 
 /**
- * Visits, in session order, the sessions of the lists from `from` to `to`: a k-way merge over a
- * binary heap of list cursors (one list is walked directly).
+ * Visits, in session order, the sessions of the lists between their `starts` and `ends` until
+ * `visit` returns false: a k-way merge over a binary heap of list cursors (one list is walked
+ * directly).
  */
 function walkInOrder(
   lists: readonly (readonly SessionEntry[])[],
-  from: string,
-  to: string | undefined,
-  visit: (e: SessionEntry) => void,
+  starts: readonly number[],
+  ends: readonly number[],
+  visit: (e: SessionEntry) => boolean,
 ): void {
   if (lists.length === 1) {
     const list = lists[0] as readonly SessionEntry[];
-    for (let i = firstOnOrAfter(list, from); i < list.length; i++) {
-      const e = list[i] as SessionEntry;
-      if (to !== undefined && e.record.day1 > to) break;
-      visit(e);
-    }
+    for (let i = starts[0] as number, hi = ends[0] as number; i < hi; i++) if (!visit(list[i] as SessionEntry)) return;
     return;
   }
-  const heap: { list: readonly SessionEntry[]; at: number }[] = [];
+  const heap: { list: readonly SessionEntry[]; at: number; end: number }[] = [];
   const less = (a: (typeof heap)[number], b: (typeof heap)[number]) =>
     compareSessions((a.list[a.at] as SessionEntry).record, (b.list[b.at] as SessionEntry).record) < 0;
   const siftDown = (i: number) => {
@@ -333,23 +365,61 @@ function walkInOrder(
       i = m;
     }
   };
-  for (const list of lists) {
-    const at = firstOnOrAfter(list, from);
-    if (at < list.length) heap.push({ list, at });
-  }
+  lists.forEach((list, k) => {
+    const at = starts[k] as number;
+    const end = ends[k] as number;
+    if (at < end) heap.push({ list, at, end });
+  });
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
   while (heap.length > 0) {
     const top = heap[0] as (typeof heap)[number];
-    const e = top.list[top.at] as SessionEntry;
-    if (to !== undefined && e.record.day1 > to) break; // the smallest is past `to`: so is every other
-    visit(e);
+    if (!visit(top.list[top.at] as SessionEntry)) return;
     top.at++;
-    if (top.at >= top.list.length) {
+    if (top.at >= top.end) {
       const last = heap.pop() as (typeof heap)[number];
       if (heap.length > 0) heap[0] = last;
     }
     siftDown(0);
   }
+}
+
+/** Index of the first entry whose day1 is after `day` (entries are sorted by day1). */
+function firstAfter(entries: readonly SessionEntry[], day: string): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((entries[mid] as SessionEntry).record.day1 <= day) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the first entry after `key` in session order. */
+function firstPast(entries: readonly SessionEntry[], key: PageKey): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareSessions((entries[mid] as SessionEntry).record, key as unknown as SessionRecord) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Per list (lists are immutable and shared between snapshots while unchanged): how many of the
+// first i sessions have places left, so that a count without filters is two lookups.
+const placesCounts = new WeakMap<readonly SessionEntry[], Uint32Array>();
+
+function withPlaces(list: readonly SessionEntry[], i: number): number {
+  let counts = placesCounts.get(list);
+  if (!counts) {
+    counts = new Uint32Array(list.length + 1);
+    for (let j = 0; j < list.length; j++)
+      counts[j + 1] = (counts[j] as number) + ((list[j] as SessionEntry).record.spotsAvailable > 0 ? 1 : 0);
+    placesCounts.set(list, counts);
+  }
+  return counts[i] as number;
 }
 
 function frenchDate(day: string): string {
