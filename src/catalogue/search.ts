@@ -175,6 +175,88 @@ function comparator(sort: Sort): (a: SessionRecord, am: number, b: PageKey | Ses
   return (a, _am, b) => compareSessions(a, b as SessionRecord);
 }
 
+interface PickedCentres {
+  centres: readonly CentreSessions[];
+  metres: ReadonlyMap<string, number>;
+}
+
+// Per snapshot, the centres each place filter picked: towns and places recur across queries that
+// differ in dates, prices or days, and the snapshot (hence its centres) is immutable.
+const pickedCentres = new WeakMap<CatalogueSnapshot, Map<string, PickedCentres>>();
+const PICKED_MAX = 4096;
+
+/** The centres matching the place filters, with their distance in metres from `origin`. */
+function pickCentres(
+  snapshot: CatalogueSnapshot,
+  dept: string | undefined,
+  city: CityMatcher | undefined,
+  regionNeedle: string | undefined,
+  origin: Origin | undefined,
+  radius: number,
+): PickedCentres {
+  let cache = pickedCentres.get(snapshot);
+  if (!cache) {
+    cache = new Map();
+    pickedCentres.set(snapshot, cache);
+  }
+  const key = JSON.stringify([
+    dept,
+    city?.partial,
+    city?.postalCode,
+    city?.exact && [...city.exact],
+    regionNeedle,
+    origin?.lat,
+    origin?.lng,
+    radius,
+  ]);
+  const known = cache.get(key);
+  if (known) return known;
+  const metres = new Map<string, number>();
+  const centres = centresOf(snapshot).filter((c) => {
+    if (dept !== undefined && c.deptCode !== dept) return false;
+    if (city !== undefined && !matchesCity(city, c.cityKey, c.postalCode)) return false;
+    if (regionNeedle !== undefined && !c.regionKey.includes(regionNeedle)) return false;
+    if (origin) {
+      const km = distanceKm(origin.lat, origin.lng, c.lat, c.lng);
+      if (km > radius) return false;
+      metres.set(c.id, Math.round(km * 1000));
+    }
+    return true;
+  });
+  const picked = { centres, metres };
+  if (cache.size >= PICKED_MAX) cache.delete(cache.keys().next().value as string);
+  cache.set(key, picked);
+  return picked;
+}
+
+/** Per list, its sessions' fields that filters read, as typed arrays: a count is a tight loop. */
+interface Columns {
+  price: Int32Array;
+  spots: Int32Array;
+  /** Bit w set when the session is held on weekday w (first or second day). */
+  weekdays: Uint8Array;
+}
+const listColumns = new WeakMap<readonly SessionEntry[], Columns>();
+
+function columnsOf(list: readonly SessionEntry[]): Columns {
+  let c = listColumns.get(list);
+  if (!c) {
+    c = {
+      price: new Int32Array(list.length),
+      spots: new Int32Array(list.length),
+      weekdays: new Uint8Array(list.length),
+    };
+    for (let i = 0; i < list.length; i++) {
+      const r = (list[i] as SessionEntry).record;
+      c.price[i] = r.priceCents;
+      c.spots[i] = r.spotsAvailable;
+      c.weekdays[i] = (1 << weekdayOf(r.day1)) | (1 << weekdayOf(r.day2));
+    }
+    listColumns.set(list, c);
+  }
+  return c;
+}
+
 /**
  * The one implementation of the session filters, used by REST and MCP alike.
  *
@@ -219,17 +301,9 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
     lists = depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
     scope = { depts, centres: false };
   } else if (city !== undefined || regionNeedle !== undefined || origin) {
-    const candidates = centresOf(snapshot).filter((c) => {
-      if (query.dept !== undefined && c.deptCode !== query.dept) return false;
-      if (city !== undefined && !matchesCity(city, c.cityKey, c.postalCode)) return false;
-      if (regionNeedle !== undefined && !c.regionKey.includes(regionNeedle)) return false;
-      if (origin && metresByCentre) {
-        const km = distanceKm(origin.lat, origin.lng, c.lat, c.lng);
-        if (km > radius) return false;
-        metresByCentre.set(c.id, Math.round(km * 1000));
-      }
-      return true;
-    });
+    const picked = pickCentres(snapshot, query.dept, city, regionNeedle, origin, radius);
+    const candidates = picked.centres;
+    if (metresByCentre) for (const [id, m] of picked.metres) metresByCentre.set(id, m);
     if (candidates.length <= MAX_MERGED_CENTRES) {
       lists = candidates.map((c) => c.sessions);
       scope = { depts: query.dept ? [query.dept] : [...new Set(candidates.map((c) => c.deptCode))], centres: true };
@@ -260,9 +334,24 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
     });
   }
   const matches = (e: SessionEntry) => keep(e.record) && (allowed === undefined || allowed.has(e.record.centreId));
+  const minSpots = query.includeUnavailable ? -0x80000000 : 1;
+  const max = maxCents ?? 0x7fffffff;
+  const mask = query.days ? query.days.reduce((m, w) => m | (1 << w), 0) : 0x7f;
   let page: SessionEntry[] = [];
   if (sort === 'date') {
-    if (!counted) {
+    if (!counted && allowed === undefined) {
+      // Only prices, places and days to check: over typed arrays.
+      lists.forEach((list, k) => {
+        const c = columnsOf(list);
+        for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++)
+          if (
+            (c.spots[i] as number) >= minSpots &&
+            (c.price[i] as number) <= max &&
+            ((c.weekdays[i] as number) & mask) !== 0
+          )
+            total++;
+      });
+    } else if (!counted) {
       lists.forEach((list, k) => {
         for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++)
           if (matches(list[i] as SessionEntry)) total++;
@@ -280,9 +369,16 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
     const before = (a: { e: SessionEntry; m: number }, b: { e: SessionEntry; m: number }) =>
       compare(a.e.record, a.m, b.e.record, b.m) < 0;
     lists.forEach((list, k) => {
+      const c = columnsOf(list);
       for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++) {
+        if (
+          (c.spots[i] as number) < minSpots ||
+          (c.price[i] as number) > max ||
+          ((c.weekdays[i] as number) & mask) === 0
+        )
+          continue;
         const e = list[i] as SessionEntry;
-        if (!matches(e)) continue;
+        if (allowed !== undefined && !allowed.has(e.record.centreId)) continue;
         if (!counted) total++;
         const x = { e, m: metresOf(e) };
         if (after && compare(e.record, x.m, after, after.metres) <= 0) continue;
