@@ -34,8 +34,7 @@ export function variedQueries(count: number, today = dateIn(new Date())): string
       q.set('near', rnd() < 0.5 ? pick(towns) : pick(postcodes));
       if (rnd() < 0.5) q.set('radiusKm', String(pick([10, 20, 50, 100])));
       if (rnd() < 0.3) q.set('sort', 'distance');
-    }
-    else {
+    } else {
       const centre = pick(centres);
       q.set('dept', centre.deptCode);
       q.set('city', centre.city);

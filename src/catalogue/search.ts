@@ -84,10 +84,6 @@ const DEPARTMENT_REGION_KEYS: readonly (readonly [string, string])[] = DEPARTMEN
   (d) => [d.code, searchKey(d.region)] as const,
 );
 
-// Past this many candidate centres, walking the whole (date-sorted) pool is cheaper than merging
-// that many lists.
-const MAX_MERGED_CENTRES = 128;
-
 /** Weekday (0 = Sunday) of a YYYY-MM-DD day; a few hundred distinct days, computed once each. */
 const weekdays = new Map<string, number>();
 function weekdayOf(day: string): number {
@@ -292,7 +288,6 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
 
   // Which lists to walk, in session order.
   let lists: (readonly SessionEntry[])[];
-  let allowed: Set<string> | undefined;
   let scope: SearchScope;
   const metresByCentre = origin ? new Map<string, number>() : undefined;
   if (regionNeedle !== undefined && city === undefined && query.dept === undefined && !origin) {
@@ -304,14 +299,9 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
     const picked = pickCentres(snapshot, query.dept, city, regionNeedle, origin, radius);
     const candidates = picked.centres;
     if (metresByCentre) for (const [id, m] of picked.metres) metresByCentre.set(id, m);
-    if (candidates.length <= MAX_MERGED_CENTRES) {
-      lists = candidates.map((c) => c.sessions);
-      scope = { depts: query.dept ? [query.dept] : [...new Set(candidates.map((c) => c.deptCode))], centres: true };
-    } else {
-      lists = [query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions];
-      allowed = new Set(candidates.map((c) => c.id));
-      scope = query.dept ? { depts: [query.dept], centres: true } : { depts: 'all', centres: false };
-    }
+    // Every match is counted: merging the candidates' lists beats walking the whole pool, however many.
+    lists = candidates.map((c) => c.sessions);
+    scope = { depts: query.dept ? [query.dept] : [...new Set(candidates.map((c) => c.deptCode))], centres: true };
   } else {
     lists = [query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions];
     scope = query.dept ? { depts: [query.dept], centres: false } : { depts: 'all', centres: false };
@@ -324,7 +314,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   const ends = lists.map((list) => (query.to === undefined ? list.length : firstAfter(list, query.to)));
   // With no filter but places left, the count comes from each list's running count of sessions
   // with places: no walk at all.
-  const counted = maxCents === undefined && days === undefined && allowed === undefined;
+  const counted = maxCents === undefined && days === undefined;
   let total = 0;
   if (counted) {
     lists.forEach((list, k) => {
@@ -333,13 +323,13 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
       if (hi > lo) total += query.includeUnavailable ? hi - lo : withPlaces(list, hi) - withPlaces(list, lo);
     });
   }
-  const matches = (e: SessionEntry) => keep(e.record) && (allowed === undefined || allowed.has(e.record.centreId));
+  const matches = (e: SessionEntry) => keep(e.record);
   const minSpots = query.includeUnavailable ? -0x80000000 : 1;
   const max = maxCents ?? 0x7fffffff;
   const mask = query.days ? query.days.reduce((m, w) => m | (1 << w), 0) : 0x7f;
   let page: SessionEntry[] = [];
   if (sort === 'date') {
-    if (!counted && allowed === undefined) {
+    if (!counted) {
       // Only prices, places and days to check: over typed arrays.
       lists.forEach((list, k) => {
         const c = columnsOf(list);
@@ -350,11 +340,6 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
             ((c.weekdays[i] as number) & mask) !== 0
           )
             total++;
-      });
-    } else if (!counted) {
-      lists.forEach((list, k) => {
-        for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++)
-          if (matches(list[i] as SessionEntry)) total++;
       });
     }
     // In order already: merge from the cursor until limit + 1 (one more says a next page exists).
@@ -378,7 +363,6 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
         )
           continue;
         const e = list[i] as SessionEntry;
-        if (allowed !== undefined && !allowed.has(e.record.centreId)) continue;
         if (!counted) total++;
         const x = { e, m: metresOf(e) };
         if (after && compare(e.record, x.m, after, after.metres) <= 0) continue;
