@@ -355,6 +355,9 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
       compare(a.e.record, a.m, b.e.record, b.m) < 0;
     lists.forEach((list, k) => {
       const c = columnsOf(list);
+      const head = list[0];
+      // With near, each list is one centre's: one distance for all its sessions.
+      const m = head ? metresOf(head) : 0;
       for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++) {
         if (
           (c.spots[i] as number) < minSpots ||
@@ -364,9 +367,14 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
           continue;
         const e = list[i] as SessionEntry;
         if (!counted) total++;
-        const x = { e, m: metresOf(e) };
-        if (after && compare(e.record, x.m, after, after.metres) <= 0) continue;
-        if (top.length > limit && !before(x, top[limit] as (typeof top)[number])) continue;
+        if (after && compare(e.record, m, after, after.metres) <= 0) continue;
+        const last = top[limit];
+        if (last && compare(e.record, m, last.e.record, last.m) >= 0) {
+          // Nearest first, nothing left to count: the rest of this centre's list is no nearer, and later.
+          if (sort === 'distance' && counted) break;
+          continue;
+        }
+        const x = { e, m };
         let lo = 0;
         let hi2 = top.length;
         while (lo < hi2) {
