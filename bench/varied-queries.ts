@@ -4,12 +4,14 @@ import { DEPARTMENTS } from '../src/catalogue/geography.js';
 
 /**
  * `count` distinct /api/stages query strings over the demo catalogue the service holds today:
- * towns, departments, regions, prices and dates mixed as people and agents ask. Requested in turn,
+ * towns, departments, regions, places within a radius, prices, dates, weekdays and orders mixed
+ * as people and agents ask. Requested in turn,
  * they never hit the answer cache (512 answers), so each one is a real search.
  */
 export function variedQueries(count: number, today = dateIn(new Date())): string[] {
   const { centres } = generateDemoCatalogue({ today });
   const towns = [...new Set(centres.map((c) => c.city))];
+  const postcodes = [...new Set(centres.map((c) => c.postalCode))];
   const regions = [...new Set(DEPARTMENTS.map((d) => d.region))];
   const day = (offset: number) => new Date(Date.parse(today) + offset * 86_400_000).toISOString().slice(0, 10);
   // mulberry32: integer arithmetic only, so the sequence is long and the same everywhere.
@@ -25,10 +27,14 @@ export function variedQueries(count: number, today = dateIn(new Date())): string
   while (queries.size < count) {
     const q = new URLSearchParams();
     const kind = rnd();
-    if (kind < 0.4) q.set('city', pick(towns));
-    else if (kind < 0.65) q.set('dept', pick(DEPARTMENTS).code);
-    else if (kind < 0.8) q.set('region', pick(regions));
-    else {
+    if (kind < 0.3) q.set('city', pick(towns));
+    else if (kind < 0.5) q.set('dept', pick(DEPARTMENTS).code);
+    else if (kind < 0.65) q.set('region', pick(regions));
+    else if (kind < 0.8) {
+      q.set('near', rnd() < 0.5 ? pick(towns) : pick(postcodes));
+      if (rnd() < 0.5) q.set('radiusKm', String(pick([10, 20, 50, 100])));
+      if (rnd() < 0.3) q.set('sort', 'distance');
+    } else {
       const centre = pick(centres);
       q.set('dept', centre.deptCode);
       q.set('city', centre.city);
@@ -36,6 +42,8 @@ export function variedQueries(count: number, today = dateIn(new Date())): string
     if (rnd() < 0.5) q.set('maxPrice', String(150 + Math.floor(rnd() * 150)));
     if (rnd() < 0.5) q.set('from', day(Math.floor(rnd() * 200)));
     if (rnd() < 0.2) q.set('to', day(200 + Math.floor(rnd() * 150)));
+    if (rnd() < 0.15) q.set('days', pick(['saturday', 'samedi', 'fri', 'lundi,mardi']));
+    if (rnd() < 0.25 && !q.has('sort')) q.set('sort', 'price');
     q.set('limit', String(pick([5, 10, 20])));
     queries.add(`/api/stages?${q}`);
   }

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { problemResponse } from '../http/problem.js';
+import { problem, problemResponse, sendProblem } from '../http/problem.js';
 import { dateIn } from './clock.js';
 import type { CatalogueSnapshot } from './read-model.js';
 import { SearchQueryStringSchema, type StageList, StageListSchema } from './schemas.js';
-import { type SearchResult, searchStages, stillValid } from './search.js';
+import { SearchArgumentError, type SearchResult, searchStages, stillValid } from './search.js';
 
 const COMMA = Buffer.from(',');
 
@@ -24,15 +24,19 @@ interface ListParts {
 
 function listParts(result: SearchResult, platform: string): ListParts {
   const head = Buffer.from(
-    `{"object":"list","count":${result.entries.length},"description":${JSON.stringify(result.description)},` +
+    `{"object":"list","count":${result.entries.length},"total":${result.total},"description":${JSON.stringify(result.description)},` +
       `"platform":${JSON.stringify(platform)},"updatedAt":"`,
   );
   const parts: Buffer[] = [Buffer.from('","data":[')];
   result.entries.forEach((e, i) => {
     if (i > 0) parts.push(COMMA);
-    parts.push(e.bytes);
+    const km = result.distances?.[i];
+    // distanceKm goes last, inside the session's prebuilt object.
+    parts.push(
+      km === undefined ? e.bytes : Buffer.concat([e.bytes.subarray(0, -1), Buffer.from(`,"distanceKm":${km}}`)]),
+    );
   });
-  parts.push(Buffer.from(']}'));
+  parts.push(Buffer.from(result.nextCursor ? `],"nextCursor":"${result.nextCursor}"}` : ']}'));
   return { head, tail: Buffer.concat(parts) };
 }
 
@@ -118,7 +122,19 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
       const queryString = request.url.slice(request.url.indexOf('?') + 1 || request.url.length);
       let answer = cache.get(snapshot, today, queryString);
       if (!answer) {
-        const result = searchStages(snapshot, request.query, today);
+        let result: SearchResult;
+        try {
+          result = searchStages(snapshot, request.query, today);
+        } catch (err) {
+          if (!(err instanceof SearchArgumentError)) throw err;
+          return sendProblem(
+            reply,
+            problem(400, 'invalid_parameters', err.message, {
+              errors: [{ name: err.field, reason: err.reason }],
+              instance: '/api/stages',
+            }),
+          );
+        }
         const parts = listParts(result, platform);
         const hash = createHash('sha1').update(parts.head).update(parts.tail).digest('base64url').slice(0, 22);
         answer = { ...parts, version: snapshot.version, scope: result.scope, today, etag: `W/"${hash}"` };

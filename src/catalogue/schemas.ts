@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import {
   argumentsObject,
+  choiceField,
   countField,
   dateField,
   departmentField,
   euroAmountField,
   flagField,
+  optionalCountField,
   placeNameField,
+  tokenField,
+  weekdaysField,
 } from './fields.js';
 
 /*
@@ -45,6 +49,13 @@ export const StageSessionSchema = z
     spotsAvailable: z.int().min(0).describe('Remaining places; 0 means full.'),
     bookingUrl: z.url().describe('Page where the human user finalises the booking.'),
     centre: CentreSchema,
+    distanceKm: z
+      .number()
+      .min(0)
+      .optional()
+      .describe(
+        'Only in a search with `near`: distance in km from that place to the centre, as the crow flies, one decimal.',
+      ),
   })
   .meta({ id: 'StageSession', description: 'A two-day points-recovery course session.' });
 
@@ -52,10 +63,17 @@ export const StageListSchema = z
   .object({
     object: z.literal('list').describe('Constant value "list".'),
     count: z.int().min(0).describe('Number of sessions returned.'),
+    total: z.int().min(0).describe('Number of sessions matching the filters, on every page together.'),
+    nextCursor: z
+      .string()
+      .optional()
+      .describe('Absent on the last page. Pass it as `cursor` with the same filters to get the next page.'),
     description: z.string().describe('Human-readable sentence describing the list and the filters applied.'),
     platform: z.string().describe('Name of the platform publishing the data.'),
     updatedAt: z.iso.datetime({ offset: true }).describe("Time of the catalogue's last change."),
-    data: z.array(StageSessionSchema).describe('The sessions, ordered by day1, startTime, price, id.'),
+    data: z
+      .array(StageSessionSchema)
+      .describe('The sessions, ordered by day1, startTime, price, id (by default; see `sort`).'),
   })
   .meta({ id: 'StageList', description: 'A list of course sessions.' });
 
@@ -68,6 +86,9 @@ export type StageList = z.output<typeof StageListSchema>;
 
 export const LIMIT_DEFAULT = 20;
 export const LIMIT_MAX = 100;
+export const RADIUS_DEFAULT_KM = 30;
+export const RADIUS_MAX_KM = 200;
+export const SORTS = ['date', 'price', 'distance'] as const;
 
 export const searchFields = {
   city: placeNameField('city', 100, ['lyon', 'saint etienne']).describe(
@@ -87,6 +108,21 @@ export const searchFields = {
   limit: countField('limit', LIMIT_MAX, LIMIT_DEFAULT).describe(`Maximum number of sessions, 1 to ${LIMIT_MAX}.`),
   includeUnavailable: flagField('includeUnavailable').describe(
     'When true, full sessions (0 places left) are included as well.',
+  ),
+  near: placeNameField('near', 100, ['Villeurbanne', '69003', 'Lyon 3e', '45.77,4.88']).describe(
+    `Sessions within radiusKm of a place: a town ("Villeurbanne", "St Etienne", "Lyon 3e", "Paris 15e"), a postal code ("69100"), an INSEE code ("69266") or a position "lat,lng" ("45.77,4.88"). A name several towns bear means the most populous (the description says which, with its department). A 5-digit number is read as a postal code first. Each session then carries distanceKm. An unknown place is refused (400 naming near).`,
+  ),
+  radiusKm: optionalCountField('radiusKm', RADIUS_MAX_KM, [10, 50]).describe(
+    `With near: maximum distance in km from the place to the centre, 1 to ${RADIUS_MAX_KM}. Default ${RADIUS_DEFAULT_KM}. Refused without near.`,
+  ),
+  sort: choiceField('sort', SORTS, { examples: ['price'] }).describe(
+    'Order: "date" (default: day1, startTime, price, id), "price" (cheapest first, then by date), "distance" (nearest first, then by date; needs near).',
+  ),
+  days: weekdaysField('days').describe(
+    'Sessions held on one of these weekdays (first or second day: courses never run on Sundays, so "saturday" finds Friday–Saturday courses). In English or French, full or short, any case, separated by commas: "saturday", "samedi", "sat", "sam", "fri,sat"; in JSON also a list. Days: monday lundi mon lun, tuesday mardi tue mar, wednesday mercredi wed mer, thursday jeudi thu jeu, friday vendredi fri ven, saturday samedi sat sam, sunday dimanche sun dim.',
+  ),
+  cursor: tokenField('cursor', 400).describe(
+    'The nextCursor of the previous page, to continue the same search (same filters; limit may differ). Pages follow the sort key, not an offset: a walk neither repeats nor skips a session that exists throughout, while the catalogue changes. A cursor of another search, or altered, is refused (400 naming cursor).',
   ),
 };
 

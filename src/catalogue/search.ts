@@ -1,11 +1,30 @@
+import { createHash } from 'node:crypto';
 import { DEPARTMENTS, departmentByCode } from './geography.js';
-import { type CatalogueSnapshot, compareSessions, firstOnOrAfter, type SessionEntry } from './read-model.js';
-import type { SearchQuery } from './schemas.js';
+import {
+  type CityMatcher,
+  cityMatcher,
+  distanceKm,
+  matchesCity,
+  type Origin,
+  placeKey,
+  resolveOrigin,
+  SearchArgumentError,
+} from './places.js';
+import {
+  type CatalogueSnapshot,
+  compareSessions,
+  firstOnOrAfter,
+  type SessionEntry,
+  type SessionRecord,
+} from './read-model.js';
+import { RADIUS_DEFAULT_KM, type SearchQuery } from './schemas.js';
 import { searchKey } from './text.js';
+
+export { SearchArgumentError } from './places.js';
 
 /**
  * What an answer drew on, so that a cached answer can outlive changes elsewhere: some departments'
- * sessions (or all), and whether it matched centres by name (then any centre change may alter it).
+ * sessions (or all), and whether it matched centres by name or position (then any centre change may alter it).
  */
 export interface SearchScope {
   depts: readonly string[] | 'all';
@@ -14,6 +33,12 @@ export interface SearchScope {
 
 export interface SearchResult {
   entries: SessionEntry[];
+  /** With `near`: each entry's distance in km, rounded to one decimal, in the same order. */
+  distances?: number[];
+  /** How many sessions match, on all pages. */
+  total: number;
+  /** Where the next page starts; absent on the last page. */
+  nextCursor?: string;
   scope: SearchScope;
   /** The first day actually searched from: `from`, or today when `from` is absent or past. */
   from: string;
@@ -22,10 +47,14 @@ export interface SearchResult {
 
 /** A centre and its sessions (sorted like every session list), as candidates of a search. */
 interface CentreSessions {
+  readonly id: string;
   readonly sessions: readonly SessionEntry[];
   readonly cityKey: string;
   readonly regionKey: string;
   readonly deptCode: string;
+  readonly postalCode: string;
+  readonly lat: number;
+  readonly lng: number;
 }
 
 // Per snapshot, built on first use: the snapshot is immutable, so is this.
@@ -35,10 +64,15 @@ function centresOf(snapshot: CatalogueSnapshot): readonly CentreSessions[] {
   let list = centreLists.get(snapshot);
   if (!list) {
     list = [...snapshot.centresById.values()].map((c) => ({
+      id: c.view.id,
       sessions: snapshot.sessionsByCentre.get(c.view.id) ?? [],
-      cityKey: c.cityKey,
+      // "St-Étienne" as a centre's town matches "saint etienne" too.
+      cityKey: placeKey(c.view.city),
       regionKey: c.regionKey,
       deptCode: c.view.deptCode,
+      postalCode: c.view.postalCode,
+      lat: c.view.lat,
+      lng: c.view.lng,
     }));
     centreLists.set(snapshot, list);
   }
@@ -50,77 +84,333 @@ const DEPARTMENT_REGION_KEYS: readonly (readonly [string, string])[] = DEPARTMEN
   (d) => [d.code, searchKey(d.region)] as const,
 );
 
-// Past this many candidate centres, walking the whole (date-sorted) pool finds `limit` matches
-// sooner than merging that many lists.
-const MAX_MERGED_CENTRES = 128;
+/** Weekday (0 = Sunday) of a YYYY-MM-DD day; a few hundred distinct days, computed once each. */
+const weekdays = new Map<string, number>();
+function weekdayOf(day: string): number {
+  let w = weekdays.get(day);
+  if (w === undefined) {
+    w = new Date(`${day}T12:00:00Z`).getUTCDay();
+    if (weekdays.size > 5000) weekdays.clear();
+    weekdays.set(day, w);
+  }
+  return w;
+}
+
+const DAY_NAMES_FR = ['dimanche', 'lundi', 'mardi', 'mercredi', 'jeudi', 'vendredi', 'samedi'];
+
+/** Where a page ends: the sort key of its last session. */
+interface PageKey {
+  day1: string;
+  startTime: string;
+  priceCents: number;
+  id: string;
+  /** Distance sort: metres from the place. */
+  metres: number;
+}
+
+/** The filters of a search, minus limit and cursor: a cursor continues only the search it came from. */
+function fingerprint(query: SearchQuery, origin: Origin | undefined, radius: number, sort: string): string {
+  const filters = [
+    query.city ?? '',
+    query.dept ?? '',
+    query.region ?? '',
+    query.from ?? '',
+    query.to ?? '',
+    query.maxPrice ?? '',
+    query.includeUnavailable,
+    origin?.key ?? '',
+    origin ? radius : '',
+    query.days?.join('') ?? '',
+    sort,
+  ];
+  return createHash('sha1').update(JSON.stringify(filters)).digest('base64url').slice(0, 12);
+}
+
+function encodeCursor(print: string, k: PageKey): string {
+  return Buffer.from(JSON.stringify([1, print, k.day1, k.startTime, k.priceCents, k.id, k.metres])).toString(
+    'base64url',
+  );
+}
+
+function decodeCursor(cursor: string, print: string): PageKey {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    parts = undefined;
+  }
+  const [v, p, day1, startTime, priceCents, id, metres] = Array.isArray(parts) ? parts : [];
+  if (
+    v !== 1 ||
+    typeof p !== 'string' ||
+    typeof day1 !== 'string' ||
+    typeof startTime !== 'string' ||
+    !Number.isSafeInteger(priceCents) ||
+    typeof id !== 'string' ||
+    !Number.isSafeInteger(metres)
+  ) {
+    throw new SearchArgumentError(
+      'cursor',
+      'not a cursor of this service (altered or cut short?): pass nextCursor exactly as received, or start again without cursor',
+    );
+  }
+  if (p !== print) {
+    throw new SearchArgumentError(
+      'cursor',
+      'this cursor belongs to another search: send it with the same filters as the page it came from (only limit may change), or start again without cursor',
+    );
+  }
+  return { day1, startTime, priceCents: priceCents as number, id, metres: metres as number };
+}
+
+type Sort = NonNullable<SearchQuery['sort']>;
+
+function comparator(sort: Sort): (a: SessionRecord, am: number, b: PageKey | SessionRecord, bm: number) => number {
+  if (sort === 'price') return (a, _am, b) => a.priceCents - b.priceCents || compareSessions(a, b as SessionRecord);
+  if (sort === 'distance') return (a, am, b, bm) => am - bm || compareSessions(a, b as SessionRecord);
+  return (a, _am, b) => compareSessions(a, b as SessionRecord);
+}
+
+interface PickedCentres {
+  centres: readonly CentreSessions[];
+  metres: ReadonlyMap<string, number>;
+}
+
+// Per snapshot, the centres each place filter picked: towns and places recur across queries that
+// differ in dates, prices or days, and the snapshot (hence its centres) is immutable.
+const pickedCentres = new WeakMap<CatalogueSnapshot, Map<string, PickedCentres>>();
+const PICKED_MAX = 4096;
+
+/** The centres matching the place filters, with their distance in metres from `origin`. */
+function pickCentres(
+  snapshot: CatalogueSnapshot,
+  dept: string | undefined,
+  city: CityMatcher | undefined,
+  regionNeedle: string | undefined,
+  origin: Origin | undefined,
+  radius: number,
+): PickedCentres {
+  let cache = pickedCentres.get(snapshot);
+  if (!cache) {
+    cache = new Map();
+    pickedCentres.set(snapshot, cache);
+  }
+  const key = JSON.stringify([
+    dept,
+    city?.partial,
+    city?.postalCode,
+    city?.exact && [...city.exact],
+    regionNeedle,
+    origin?.lat,
+    origin?.lng,
+    radius,
+  ]);
+  const known = cache.get(key);
+  if (known) return known;
+  const metres = new Map<string, number>();
+  const centres = centresOf(snapshot).filter((c) => {
+    if (dept !== undefined && c.deptCode !== dept) return false;
+    if (city !== undefined && !matchesCity(city, c.cityKey, c.postalCode)) return false;
+    if (regionNeedle !== undefined && !c.regionKey.includes(regionNeedle)) return false;
+    if (origin) {
+      const km = distanceKm(origin.lat, origin.lng, c.lat, c.lng);
+      if (km > radius) return false;
+      metres.set(c.id, Math.round(km * 1000));
+    }
+    return true;
+  });
+  const picked = { centres, metres };
+  if (cache.size >= PICKED_MAX) cache.delete(cache.keys().next().value as string);
+  cache.set(key, picked);
+  return picked;
+}
+
+/** Per list, its sessions' fields that filters read, as typed arrays: a count is a tight loop. */
+interface Columns {
+  price: Int32Array;
+  spots: Int32Array;
+  /** Bit w set when the session is held on weekday w (first or second day). */
+  weekdays: Uint8Array;
+}
+const listColumns = new WeakMap<readonly SessionEntry[], Columns>();
+
+function columnsOf(list: readonly SessionEntry[]): Columns {
+  let c = listColumns.get(list);
+  if (!c) {
+    c = {
+      price: new Int32Array(list.length),
+      spots: new Int32Array(list.length),
+      weekdays: new Uint8Array(list.length),
+    };
+    for (let i = 0; i < list.length; i++) {
+      const r = (list[i] as SessionEntry).record;
+      c.price[i] = r.priceCents;
+      c.spots[i] = r.spotsAvailable;
+      c.weekdays[i] = (1 << weekdayOf(r.day1)) | (1 << weekdayOf(r.day2));
+    }
+    listColumns.set(list, c);
+  }
+  return c;
+}
 
 /**
  * The one implementation of the session filters, used by REST and MCP alike.
  *
- * A town or region first picks the centres that match (about 1,400 names to compare, not every
- * session), then walks their session lists merged in session order from the first day, so a
- * search for a small town costs what its few centres hold rather than a scan of the catalogue.
- * A department alone walks that department's list; no place filter walks every session.
+ * A town, region or place first picks the centres that match (about 1,400 names or positions to
+ * compare, not every session), then walks their session lists merged in session order from the
+ * first day, so a search for a small town costs what its few centres hold rather than a scan of
+ * the catalogue. A department alone walks that department's list; no place filter walks every
+ * session. Every match is counted (`total`); a page is the `limit` first matches after the
+ * cursor's sort key. Throws a SearchArgumentError for arguments that cannot be used.
  */
 export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, today: string): SearchResult {
   const from = query.from && query.from > today ? query.from : today;
-  const cityNeedle = query.city ? searchKey(query.city) : undefined;
+  const origin = query.near ? resolveOrigin(query.near) : undefined;
+  if (!origin && query.radiusKm !== undefined) {
+    throw new SearchArgumentError('radiusKm', 'needs near (the place to measure from), e.g. near=Villeurbanne');
+  }
+  const sort: Sort = query.sort ?? 'date';
+  if (!origin && sort === 'distance') {
+    throw new SearchArgumentError('sort', 'distance needs near (the place to measure from), e.g. near=Villeurbanne');
+  }
+  const radius = query.radiusKm ?? RADIUS_DEFAULT_KM;
+  const print = fingerprint(query, origin, radius, sort);
+  const after = query.cursor ? decodeCursor(query.cursor, print) : undefined;
+  const city: CityMatcher | undefined = query.city ? cityMatcher(query.city) : undefined;
   const regionNeedle = query.region ? searchKey(query.region) : undefined;
   // Compare in cents: 229.99 € must admit a price of 22999 cents, whatever the float says.
   const maxCents = query.maxPrice === undefined ? undefined : Math.floor(query.maxPrice * 100 + 1e-6);
-  const keep = (r: SessionEntry['record']) =>
-    (query.includeUnavailable || r.spotsAvailable > 0) && (maxCents === undefined || r.priceCents <= maxCents);
+  const days = query.days ? new Set(query.days) : undefined;
+  const keep = (r: SessionRecord) =>
+    (query.includeUnavailable || r.spotsAvailable > 0) &&
+    (maxCents === undefined || r.priceCents <= maxCents) &&
+    (days === undefined || days.has(weekdayOf(r.day1)) || days.has(weekdayOf(r.day2)));
 
-  const entries: SessionEntry[] = [];
-  if (regionNeedle !== undefined && cityNeedle === undefined && query.dept === undefined) {
+  // Which lists to walk, in session order.
+  let lists: (readonly SessionEntry[])[];
+  let scope: SearchScope;
+  const metresByCentre = origin ? new Map<string, number>() : undefined;
+  if (regionNeedle !== undefined && city === undefined && query.dept === undefined && !origin) {
     // A region is a set of departments: merge their lists (at most 13) rather than its centres'.
     const depts = DEPARTMENT_REGION_KEYS.filter(([, key]) => key.includes(regionNeedle)).map(([code]) => code);
-    mergeInOrder(
-      depts.map((code) => snapshot.sessionsByDept.get(code) ?? []),
-      from,
-      query.to,
-      query.limit,
-      keep,
-      entries,
-    );
-    return { entries, from, description: describe(query, from, entries.length), scope: { depts, centres: false } };
-  }
-  const candidates =
-    cityNeedle !== undefined || regionNeedle !== undefined
-      ? centresOf(snapshot).filter(
-          (c) =>
-            (query.dept === undefined || c.deptCode === query.dept) &&
-            (cityNeedle === undefined || c.cityKey.includes(cityNeedle)) &&
-            (regionNeedle === undefined || c.regionKey.includes(regionNeedle)),
-        )
-      : undefined;
-
-  if (candidates !== undefined && candidates.length <= MAX_MERGED_CENTRES) {
-    mergeInOrder(
-      candidates.map((c) => c.sessions),
-      from,
-      query.to,
-      query.limit,
-      keep,
-      entries,
-    );
+    lists = depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
+    scope = { depts, centres: false };
+  } else if (city !== undefined || regionNeedle !== undefined || origin) {
+    const picked = pickCentres(snapshot, query.dept, city, regionNeedle, origin, radius);
+    const candidates = picked.centres;
+    if (metresByCentre) for (const [id, m] of picked.metres) metresByCentre.set(id, m);
+    // Every match is counted: merging the candidates' lists beats walking the whole pool, however many.
+    lists = candidates.map((c) => c.sessions);
+    scope = { depts: query.dept ? [query.dept] : [...new Set(candidates.map((c) => c.deptCode))], centres: true };
   } else {
-    const pool = query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions;
-    const allowed = candidates ? new Set(candidates.map((c) => c.sessions)) : undefined;
-    for (let i = firstOnOrAfter(pool, from); i < pool.length && entries.length < query.limit; i++) {
-      const e = pool[i] as SessionEntry;
-      if (query.to !== undefined && e.record.day1 > query.to) break;
-      if (!keep(e.record)) continue;
-      if (allowed && !allowed.has(snapshot.sessionsByCentre.get(e.record.centreId) ?? [])) continue;
-      entries.push(e);
-    }
+    lists = [query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions];
+    scope = query.dept ? { depts: [query.dept], centres: false } : { depts: 'all', centres: false };
   }
-  const scope: SearchScope = query.dept
-    ? { depts: [query.dept], centres: false }
-    : candidates !== undefined && candidates.length <= MAX_MERGED_CENTRES
-      ? { depts: [...new Set(candidates.map((c) => c.deptCode))], centres: true }
-      : { depts: 'all', centres: false };
-  return { entries, from, description: describe(query, from, entries.length), scope };
+
+  const metresOf = (e: SessionEntry) => metresByCentre?.get(e.record.centreId) ?? 0;
+  const compare = comparator(sort);
+  const limit = query.limit;
+  const starts = lists.map((list) => firstOnOrAfter(list, from));
+  const ends = lists.map((list) => (query.to === undefined ? list.length : firstAfter(list, query.to)));
+  // With no filter but places left, the count comes from each list's running count of sessions
+  // with places: no walk at all.
+  const counted = maxCents === undefined && days === undefined;
+  let total = 0;
+  if (counted) {
+    lists.forEach((list, k) => {
+      const lo = starts[k] as number;
+      const hi = ends[k] as number;
+      if (hi > lo) total += query.includeUnavailable ? hi - lo : withPlaces(list, hi) - withPlaces(list, lo);
+    });
+  }
+  const matches = (e: SessionEntry) => keep(e.record);
+  const minSpots = query.includeUnavailable ? -0x80000000 : 1;
+  const max = maxCents ?? 0x7fffffff;
+  const mask = query.days ? query.days.reduce((m, w) => m | (1 << w), 0) : 0x7f;
+  let page: SessionEntry[] = [];
+  if (sort === 'date') {
+    if (!counted) {
+      // Only prices, places and days to check: over typed arrays.
+      lists.forEach((list, k) => {
+        const c = columnsOf(list);
+        for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++)
+          if (
+            (c.spots[i] as number) >= minSpots &&
+            (c.price[i] as number) <= max &&
+            ((c.weekdays[i] as number) & mask) !== 0
+          )
+            total++;
+      });
+    }
+    // In order already: merge from the cursor until limit + 1 (one more says a next page exists).
+    const firsts = after ? lists.map((list, k) => Math.max(starts[k] as number, firstPast(list, after))) : starts;
+    walkInOrder(lists, firsts, ends, (e) => {
+      if (matches(e)) page.push(e);
+      return page.length <= limit;
+    });
+  } else {
+    // Another order: every match is a candidate; keep the limit + 1 first past the cursor.
+    const top: { e: SessionEntry; m: number }[] = [];
+    const before = (a: { e: SessionEntry; m: number }, b: { e: SessionEntry; m: number }) =>
+      compare(a.e.record, a.m, b.e.record, b.m) < 0;
+    lists.forEach((list, k) => {
+      const c = columnsOf(list);
+      const head = list[0];
+      // With near, each list is one centre's: one distance for all its sessions.
+      const m = head ? metresOf(head) : 0;
+      for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++) {
+        if (
+          (c.spots[i] as number) < minSpots ||
+          (c.price[i] as number) > max ||
+          ((c.weekdays[i] as number) & mask) === 0
+        )
+          continue;
+        const e = list[i] as SessionEntry;
+        if (!counted) total++;
+        if (after && compare(e.record, m, after, after.metres) <= 0) continue;
+        const last = top[limit];
+        if (last && compare(e.record, m, last.e.record, last.m) >= 0) {
+          // Nearest first, nothing left to count: the rest of this centre's list is no nearer, and later.
+          if (sort === 'distance' && counted) break;
+          continue;
+        }
+        const x = { e, m };
+        let lo = 0;
+        let hi2 = top.length;
+        while (lo < hi2) {
+          const mid = (lo + hi2) >>> 1;
+          if (before(top[mid] as (typeof top)[number], x)) lo = mid + 1;
+          else hi2 = mid;
+        }
+        top.splice(lo, 0, x);
+        if (top.length > limit + 1) top.pop();
+      }
+    });
+    page = top.map((x) => x.e);
+  }
+  const more = page.length > query.limit;
+  if (more) page.length = query.limit;
+  const last = page[page.length - 1];
+  const nextCursor =
+    more && last
+      ? encodeCursor(print, {
+          day1: last.record.day1,
+          startTime: last.record.startTime,
+          priceCents: last.record.priceCents,
+          id: last.record.id,
+          metres: metresOf(last),
+        })
+      : undefined;
+  const result: SearchResult = {
+    entries: page,
+    total,
+    scope,
+    from,
+    description: describe(query, { from, count: page.length, total, origin, radius, city, sort, more }),
+  };
+  if (origin) result.distances = page.map((e) => Math.round(metresOf(e) / 100) / 10);
+  if (nextCursor) result.nextCursor = nextCursor;
+  return result;
 }
 
 /** Whether an answer computed at `version` with `scope` still holds in `snapshot`. */
@@ -133,18 +423,22 @@ export function stillValid(snapshot: CatalogueSnapshot, version: number, scope: 
 }
 
 /**
- * Appends to `out`, in session order, up to `limit` kept sessions from the lists, starting at
- * `from`: a k-way merge over a binary heap of list cursors.
+ * Visits, in session order, the sessions of the lists between their `starts` and `ends` until
+ * `visit` returns false: a k-way merge over a binary heap of list cursors (one list is walked
+ * directly).
  */
-function mergeInOrder(
+function walkInOrder(
   lists: readonly (readonly SessionEntry[])[],
-  from: string,
-  to: string | undefined,
-  limit: number,
-  keep: (r: SessionEntry['record']) => boolean,
-  out: SessionEntry[],
+  starts: readonly number[],
+  ends: readonly number[],
+  visit: (e: SessionEntry) => boolean,
 ): void {
-  const heap: { list: readonly SessionEntry[]; at: number }[] = [];
+  if (lists.length === 1) {
+    const list = lists[0] as readonly SessionEntry[];
+    for (let i = starts[0] as number, hi = ends[0] as number; i < hi; i++) if (!visit(list[i] as SessionEntry)) return;
+    return;
+  }
+  const heap: { list: readonly SessionEntry[]; at: number; end: number }[] = [];
   const less = (a: (typeof heap)[number], b: (typeof heap)[number]) =>
     compareSessions((a.list[a.at] as SessionEntry).record, (b.list[b.at] as SessionEntry).record) < 0;
   const siftDown = (i: number) => {
@@ -159,18 +453,17 @@ function mergeInOrder(
       i = m;
     }
   };
-  for (const list of lists) {
-    const at = firstOnOrAfter(list, from);
-    if (at < list.length) heap.push({ list, at });
-  }
+  lists.forEach((list, k) => {
+    const at = starts[k] as number;
+    const end = ends[k] as number;
+    if (at < end) heap.push({ list, at, end });
+  });
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
-  while (heap.length > 0 && out.length < limit) {
+  while (heap.length > 0) {
     const top = heap[0] as (typeof heap)[number];
-    const e = top.list[top.at] as SessionEntry;
-    if (to !== undefined && e.record.day1 > to) break; // the smallest is past `to`: so is every other
-    if (keep(e.record)) out.push(e);
+    if (!visit(top.list[top.at] as SessionEntry)) return;
     top.at++;
-    if (top.at >= top.list.length) {
+    if (top.at >= top.end) {
       const last = heap.pop() as (typeof heap)[number];
       if (heap.length > 0) heap[0] = last;
     }
@@ -178,25 +471,84 @@ function mergeInOrder(
   }
 }
 
+/** Index of the first entry whose day1 is after `day` (entries are sorted by day1). */
+function firstAfter(entries: readonly SessionEntry[], day: string): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((entries[mid] as SessionEntry).record.day1 <= day) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the first entry after `key` in session order. */
+function firstPast(entries: readonly SessionEntry[], key: PageKey): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareSessions((entries[mid] as SessionEntry).record, key as unknown as SessionRecord) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Per list (lists are immutable and shared between snapshots while unchanged): how many of the
+// first i sessions have places left, so that a count without filters is two lookups.
+const placesCounts = new WeakMap<readonly SessionEntry[], Uint32Array>();
+
+function withPlaces(list: readonly SessionEntry[], i: number): number {
+  let counts = placesCounts.get(list);
+  if (!counts) {
+    counts = new Uint32Array(list.length + 1);
+    for (let j = 0; j < list.length; j++)
+      counts[j + 1] = (counts[j] as number) + ((list[j] as SessionEntry).record.spotsAvailable > 0 ? 1 : 0);
+    placesCounts.set(list, counts);
+  }
+  return counts[i] as number;
+}
+
 function frenchDate(day: string): string {
   const [y, m, d] = day.split('-');
   return `${d}/${m}/${y}`;
 }
 
-function describe(query: SearchQuery, from: string, count: number): string {
+interface Described {
+  from: string;
+  count: number;
+  total: number;
+  origin: Origin | undefined;
+  radius: number;
+  city: CityMatcher | undefined;
+  sort: Sort;
+  more: boolean;
+}
+
+function describe(query: SearchQuery, d: Described): string {
   const parts: string[] = [];
   parts.push(
-    `${count} session${count === 1 ? '' : 's'} de stage de récupération de points (2 jours)` +
+    `${d.count} session${d.count === 1 ? '' : 's'} sur ${d.total} de stage de récupération de points (2 jours)` +
       (query.includeUnavailable ? ', complètes comprises' : ' avec des places disponibles'),
   );
+  if (d.origin) parts.push(`à ${d.radius} km au plus de ${d.origin.label}`);
   if (query.dept) {
     const dept = departmentByCode(query.dept);
     parts.push(`dans le département ${query.dept}${dept ? ` (${dept.name})` : ''}`);
   }
-  if (query.city) parts.push(`ville correspondant à « ${query.city} »`);
+  if (d.city) parts.push(`ville correspondant à « ${d.city.label} »`);
   if (query.region) parts.push(`région correspondant à « ${query.region} »`);
-  parts.push(`à partir du ${frenchDate(from)}`);
+  parts.push(`à partir du ${frenchDate(d.from)}`);
   if (query.to) parts.push(`jusqu'au ${frenchDate(query.to)}`);
   if (query.maxPrice !== undefined) parts.push(`à ${query.maxPrice} € au plus`);
-  return `${parts.join(', ')}; au plus ${query.limit}, triées par date, heure puis prix. Réservation sur la page bookingUrl de chaque session.`;
+  if (query.days) parts.push(`ayant lieu un ${query.days.map((w) => DAY_NAMES_FR[w]).join(' ou un ')}`);
+  const order =
+    d.sort === 'price'
+      ? 'triées par prix puis date'
+      : d.sort === 'distance'
+        ? 'triées par distance puis date'
+        : 'triées par date, heure puis prix';
+  const next = d.more ? ' Suite : la même recherche avec cursor=nextCursor.' : '';
+  return `${parts.join(', ')}; au plus ${query.limit} par page, ${order}.${next} Réservation sur la page bookingUrl de chaque session.`;
 }

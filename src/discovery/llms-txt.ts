@@ -28,7 +28,7 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 
 ## REST
 
-- [GET /api/stages](${base}/api/stages): upcoming bookable sessions, soonest first. Optional query parameters: \`city\` (partial, ignores accents), \`dept\` (department code, e.g. 69, 2A, 974), \`region\` (partial), \`from\` and \`to\` (YYYY-MM-DD), \`maxPrice\` (euros), \`limit\` (1–100, default 20), \`includeUnavailable\` (true to include full sessions). Answers carry an ETag: send it back in If-None-Match to get 304 while nothing changed. Example: ${base}/api/stages?dept=69&maxPrice=250&limit=5
+- [GET /api/stages](${base}/api/stages): upcoming bookable sessions, soonest first. Optional query parameters: \`city\` (partial, ignores accents), \`dept\` (department code, e.g. 69, 2A, 974), \`region\` (partial), \`from\` and \`to\` (YYYY-MM-DD), \`maxPrice\` (euros), \`limit\` (1–100, default 20), \`includeUnavailable\` (true to include full sessions), \`near\` (a town such as Villeurbanne or Lyon 3e, a postal code, an INSEE code or lat,lng) with \`radiusKm\` (1–200, default 30; each session then has \`distanceKm\`), \`sort\` (date, price or distance), \`days\` (weekdays the session is held on, e.g. saturday or samedi), \`cursor\` (the \`nextCursor\` of the previous page; every answer has \`total\`). Answers carry an ETag: send it back in If-None-Match to get 304 while nothing changed. Examples: ${base}/api/stages?dept=69&maxPrice=250&limit=5 and ${base}/api/stages?near=Villeurbanne&maxPrice=250&days=saturday&sort=price
 - [GET /api/stages/events](${base}/api/stages/events): Server-Sent Events of every change of places, price or status (one \`session\` event per changed session; \`id:\` is the catalogue version: reconnect with Last-Event-ID to get what you missed; a \`reset\` event means read the list again).
 - \`GET /api/stages/{id}\`: one session right now, by its id from a list: \`available\`, \`full\`, \`past\` or \`cancelled\`, places left, price, course number, \`bookingUrl\`. Ask it just before sending a person to book.
 - [OpenAPI description](${base}/openapi.json): the REST interface, OpenAPI 3.1.
@@ -38,7 +38,7 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 ## MCP
 
 - [POST /api/mcp](${urls.mcpResource}): MCP server (JSON-RPC 2.0 over streamable HTTP, \`Content-Type: application/json\`). \`tools/list\` lists the tools with their input and output schemas.
-- Tool \`search_stages\`: search upcoming sessions with the same filters as GET /api/stages. Arguments may be typed JSON or text (\`{"dept": 69}\`, \`{"limit": "5"}\`, \`""\` for an unused one); an unknown argument is refused by name.
+- Tool \`search_stages\`: search upcoming sessions with the same filters as GET /api/stages (near/radiusKm, sort, days, cursor included; page with nextCursor). Arguments may be typed JSON or text (\`{"dept": 69}\`, \`{"limit": "5"}\`, \`""\` for an unused one); an unknown argument is refused by name.
 - Tool \`check_availability\`: current places left and price of one session, by id.
 - Tool \`get_centre\`: one approved centre, by id or slug.
 - Tool \`list_articles\`: the articles explaining points-recovery courses.

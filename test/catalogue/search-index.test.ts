@@ -4,7 +4,7 @@ import { DEPARTMENTS } from '../../src/catalogue/geography.js';
 import type { SearchQuery } from '../../src/catalogue/schemas.js';
 import { searchStages } from '../../src/catalogue/search.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { referenceSearch } from '../helpers/reference-search.js';
+import { referenceAll } from '../helpers/reference-search.js';
 
 /** A small deterministic PRNG (mulberry32), so that a failure names a reproducible query. */
 function random(seed: number) {
@@ -24,7 +24,7 @@ describe('indexed search agrees with a walk over every session', () => {
   });
   afterAll(() => t?.close());
 
-  it('on 3,000 varied queries over the demo catalogue (towns, parts of names, regions, departments, dates, prices)', () => {
+  it('on 3,000 varied queries over the demo catalogue (towns, parts of names, places and radii, regions, departments, dates, prices, weekdays, sorts), page after page', () => {
     const snapshot = t.app.catalogue.snapshot;
     const today = dateIn(new Date());
     const rnd = random(20261122);
@@ -49,14 +49,44 @@ describe('indexed search agrees with a walk over every session', () => {
       if (rnd() < 0.3) query.from = day(Math.floor(rnd() * 400) - 30);
       if (rnd() < 0.2) query.to = day(Math.floor(rnd() * 400));
       if (rnd() < 0.3) query.maxPrice = Math.round(90 + rnd() * 250);
-      const expected = referenceSearch(snapshot, query, today);
-      const actual = searchStages(snapshot, query, today).entries.map((e) => e.record.id);
-      expect(actual, JSON.stringify(query)).toEqual(expected);
+      if (rnd() < 0.3) {
+        query.near = pick([...cities, '69003', 'Lyon 3e', 'St Etienne', '45.77,4.88', '75015', 'Paris 15e', '13008']);
+        if (rnd() < 0.5) query.radiusKm = pick([1, 5, 10, 50, 200]);
+      }
+      if (rnd() < 0.3) query.days = pick([[6], [1], [5, 6], [0], [2, 3, 4]]);
+      const sorts = query.near ? (['date', 'price', 'distance'] as const) : (['date', 'price'] as const);
+      if (rnd() < 0.5) query.sort = pick(sorts);
+      const reference = referenceAll(snapshot, query, today);
+      const first = searchStages(snapshot, query, today);
+      const expected = reference.all.slice(0, query.limit);
+      expect(
+        first.entries.map((e) => e.record.id),
+        JSON.stringify(query),
+      ).toEqual(expected);
+      expect(first.total, JSON.stringify(query)).toBe(reference.all.length);
+      if (query.near) {
+        expect(first.distances, JSON.stringify(query)).toEqual(expected.map((id) => reference.distances.get(id)));
+      }
+      // Every few queries (of a few hundred matches at most), walk every page: together they are the whole answer, in order.
+      if (i % 10 === 0 && reference.all.length <= 400) {
+        const walked = first.entries.map((e) => e.record.id);
+        let cursor = first.nextCursor;
+        while (cursor) {
+          const page = searchStages(snapshot, { ...query, cursor }, today);
+          expect(page.total).toBe(reference.all.length);
+          walked.push(...page.entries.map((e) => e.record.id));
+          cursor = page.nextCursor;
+        }
+        expect(walked, JSON.stringify(query)).toEqual(reference.all);
+      } else {
+        expect(first.nextCursor === undefined, JSON.stringify(query)).toBe(reference.all.length <= query.limit);
+      }
       if (expected.length > 0) nonEmpty++;
       if (query.city || query.region) merged++;
     }
     // The generator reaches both paths and finds sessions most of the time.
-    expect(nonEmpty).toBeGreaterThan(1500);
+    expect(nonEmpty).toBeGreaterThan(1200);
     expect(merged).toBeGreaterThan(1500);
-  });
+    // The reference walks every session for each query: about 10 s alone, minutes on a busy machine.
+  }, 300_000);
 });

@@ -39,12 +39,17 @@ describe('GET /openapi.json', () => {
     );
     expect(Object.keys(params).sort()).toEqual([
       'city',
+      'cursor',
+      'days',
       'dept',
       'from',
       'includeUnavailable',
       'limit',
       'maxPrice',
+      'near',
+      'radiusKm',
       'region',
+      'sort',
       'to',
     ]);
     for (const p of Object.values(params) as Array<{ in: string; required?: boolean }>) {
@@ -54,6 +59,15 @@ describe('GET /openapi.json', () => {
     expect(params.limit.schema).toMatchObject({ type: 'integer', default: 20, minimum: 1, maximum: 100 });
     expect(params.includeUnavailable.schema).toMatchObject({ type: 'boolean', default: false });
     expect(params.maxPrice.schema).toMatchObject({ type: 'number', minimum: 0 });
+    expect(params.radiusKm.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 200 });
+    expect(params.sort.schema).toMatchObject({ enum: ['date', 'price', 'distance'] });
+    expect(params.days.schema).toMatchObject({ type: 'string' });
+    for (const [name, p] of Object.entries(params) as Array<
+      [string, { description?: string; schema: { examples?: unknown[] }; example?: unknown; examples?: unknown }]
+    >) {
+      expect(p.description, name).toBeTruthy();
+      expect(p.schema.examples ?? p.example ?? p.examples, name).toBeDefined();
+    }
     expect(Object.keys(op.responses).sort()).toEqual(['200', '304', '400', '429']);
     expect(Object.keys(op.responses['400'].content)).toEqual(['application/problem+json']);
     expect(Object.keys(op.responses['429'].content)).toEqual(['application/problem+json']);

@@ -1,23 +1,75 @@
-import { type CatalogueSnapshot, firstOnOrAfter, type SessionEntry } from '../../src/catalogue/read-model.js';
-import type { SearchQuery } from '../../src/catalogue/schemas.js';
+import { cityMatcher, distanceKm, matchesCity, placeKey, resolveOrigin } from '../../src/catalogue/places.js';
+import {
+  type CatalogueSnapshot,
+  compareSessions,
+  firstOnOrAfter,
+  type SessionEntry,
+} from '../../src/catalogue/read-model.js';
+import { RADIUS_DEFAULT_KM, type SearchQuery } from '../../src/catalogue/schemas.js';
 import { searchKey } from '../../src/catalogue/text.js';
 
-/** The filters as first written: one walk over the date-sorted pool. The index must agree with it. */
-export function referenceSearch(snapshot: CatalogueSnapshot, query: SearchQuery, today: string): string[] {
+const townKeys = new Map<string, string>();
+function townKey(city: string): string {
+  let key = townKeys.get(city);
+  if (key === undefined) {
+    key = placeKey(city);
+    townKeys.set(city, key);
+  }
+  return key;
+}
+
+export interface ReferenceAnswer {
+  /** Every match, in the query's order (all pages). */
+  all: string[];
+  /** Distances in km (one decimal) by session id, with near. */
+  distances: Map<string, number>;
+}
+
+/**
+ * The filters as first written: one walk over the date-sorted pool, then a plain sort. The
+ * index must agree with it. The cursor is ignored: callers slice `all`.
+ */
+export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, today: string): ReferenceAnswer {
   const from = query.from && query.from > today ? query.from : today;
   const pool = query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions;
-  const city = query.city ? searchKey(query.city) : undefined;
+  const city = query.city ? cityMatcher(query.city) : undefined;
   const region = query.region ? searchKey(query.region) : undefined;
   const maxCents = query.maxPrice === undefined ? undefined : Math.floor(query.maxPrice * 100 + 1e-6);
-  const ids: string[] = [];
-  for (let i = firstOnOrAfter(pool, from); i < pool.length && ids.length < query.limit; i++) {
+  const origin = query.near ? resolveOrigin(query.near) : undefined;
+  const radius = query.radiusKm ?? RADIUS_DEFAULT_KM;
+  const found: { e: SessionEntry; m: number }[] = [];
+  for (let i = firstOnOrAfter(pool, from); i < pool.length; i++) {
     const e = pool[i] as SessionEntry;
     if (query.to !== undefined && e.record.day1 > query.to) break;
     if (!query.includeUnavailable && e.record.spotsAvailable <= 0) continue;
     if (maxCents !== undefined && e.record.priceCents > maxCents) continue;
-    if (city !== undefined && !e.centre.cityKey.includes(city)) continue;
+    if (city !== undefined && !matchesCity(city, townKey(e.centre.view.city), e.centre.view.postalCode)) continue;
     if (region !== undefined && !e.centre.regionKey.includes(region)) continue;
-    ids.push(e.record.id);
+    const weekday = (day: string) => new Date(`${day}T00:00:00Z`).getUTCDay();
+    if (query.days && !query.days.some((w) => w === weekday(e.record.day1) || w === weekday(e.record.day2))) continue;
+    let m = 0;
+    if (origin) {
+      const km = distanceKm(origin.lat, origin.lng, e.centre.view.lat, e.centre.view.lng);
+      if (km > radius) continue;
+      m = Math.round(km * 1000);
+    }
+    found.push({ e, m });
   }
-  return ids;
+  const sort = query.sort ?? 'date';
+  found.sort((a, b) =>
+    sort === 'price'
+      ? a.e.record.priceCents - b.e.record.priceCents || compareSessions(a.e.record, b.e.record)
+      : sort === 'distance'
+        ? a.m - b.m || compareSessions(a.e.record, b.e.record)
+        : compareSessions(a.e.record, b.e.record),
+  );
+  return {
+    all: found.map((f) => f.e.record.id),
+    distances: new Map(found.map((f) => [f.e.record.id, Math.round(f.m / 100) / 10])),
+  };
+}
+
+/** The first page's ids. */
+export function referenceSearch(snapshot: CatalogueSnapshot, query: SearchQuery, today: string): string[] {
+  return referenceAll(snapshot, query, today).all.slice(0, query.limit);
 }

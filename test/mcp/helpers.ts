@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CatalogueData } from '../../src/catalogue/repository.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { FIXTURE_CATALOGUE, FIXTURE_NOW } from '../helpers/fixtures.js';
 
@@ -9,8 +10,11 @@ export interface McpTestServer extends TestApp {
 }
 
 /** The app on the fixture catalogue, listening on a loopback port so real clients can reach it. */
-export async function startMcpTestServer(env: Record<string, string> = {}): Promise<McpTestServer> {
-  const t = await buildTestApp({ catalogue: FIXTURE_CATALOGUE, clock: frozenClock(FIXTURE_NOW), env });
+export async function startMcpTestServer(
+  env: Record<string, string> = {},
+  catalogue: CatalogueData = FIXTURE_CATALOGUE,
+): Promise<McpTestServer> {
+  const t = await buildTestApp({ catalogue, clock: frozenClock(FIXTURE_NOW), env });
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
   return { ...t, endpoint: new URL('/api/mcp', address), origin: address };
 }

@@ -1,0 +1,45 @@
+/**
+ * Server CPU per request on the 6,000 distinct uncached queries of `npm run bench`
+ * (bench/varied-queries.ts), read from /proc for a service you started yourself:
+ *
+ *   PORT=39874 HOST=127.0.0.1 DATA_DIR=.bench-data RATE_LIMIT=off node dist/server.js &
+ *   npx tsx bench/uncached-cpu.ts 39874 $!
+ *
+ * 500 requests warm it up (the first `near` loads the geography), then 50 connections for 10 s.
+ */
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { variedQueries } from './varied-queries.js';
+
+const [port, pid] = [Number(process.argv[2]), Number(process.argv[3])];
+const cpu = () => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
+const paths = variedQueries(6000);
+let n = 0;
+// warm-up: the first near query loads the geography
+await autocannon({
+  url: `http://127.0.0.1:${port}`,
+  connections: 10,
+  amount: 500,
+  requests: [{ setupRequest: (req) => ({ ...req, path: paths[n++ % paths.length] as string }) }],
+});
+const c0 = cpu();
+const r = await autocannon({
+  url: `http://127.0.0.1:${port}`,
+  connections: 50,
+  duration: 10,
+  requests: [{ setupRequest: (req) => ({ ...req, path: paths[n++ % paths.length] as string }) }],
+});
+const used = cpu() - c0;
+console.log(
+  'req/s',
+  r.requests.average,
+  'p99 ms',
+  r.latency.p99,
+  'non2xx',
+  r.non2xx,
+  'server CPU µs/request',
+  ((used * 1000) / r.requests.total).toFixed(0),
+);
