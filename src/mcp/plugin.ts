@@ -6,8 +6,9 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerBearerAuth } from '../auth/bearer.js';
+import { NOT_RATE_LIMITED, RATE_LIMITED } from '../http/rate-limit.js';
 import type { ToolContext } from './context.js';
-import { checkBatch, checkParams } from './request-guards.js';
+import { checkBatch, checkParams, isInitializedNotification, requestIdOf } from './request-guards.js';
 import { createMcpServer } from './server.js';
 
 export const MCP_PATH = '/api/mcp';
@@ -116,7 +117,20 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
     scope.addHook('onRequest', originGuard(app.config.mcpAllowedOrigins));
     registerBearerAuth(scope);
 
-    scope.post(MCP_PATH, async (request, reply) => {
+    // Counted here rather than by the global hook, once the body is read: the handshake's
+    // `notifications/initialized` costs nothing, and a 429 answers the request's own id.
+    const chargeMcpRequest = async (request: FastifyRequest, reply: FastifyReply) => {
+      const text = typeof request.body === 'string' ? request.body : '';
+      if (isInitializedNotification(text)) return;
+      try {
+        await request.server.chargeRateLimit(request, reply);
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== RATE_LIMITED) throw err;
+        return jsonRpcError(reply, 429, TRANSPORT_ERROR, (err as Error).message, requestIdOf(text));
+      }
+    };
+
+    scope.post(MCP_PATH, { config: NOT_RATE_LIMITED, preHandler: chargeMcpRequest }, async (request, reply) => {
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
@@ -167,16 +181,15 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
       return sendResponse(reply, await modern.fetch(webRequest, options));
     });
 
-    scope.route({
-      method: ['GET', 'DELETE', 'PUT', 'PATCH'],
-      url: MCP_PATH,
-      handler: (_request, reply) =>
-        jsonRpcError(
-          reply.header('allow', 'POST'),
-          405,
-          TRANSPORT_ERROR,
-          'Method not allowed: this stateless MCP endpoint takes POST only.',
-        ),
-    });
+    const notAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
+      jsonRpcError(
+        reply.header('allow', 'POST'),
+        405,
+        TRANSPORT_ERROR,
+        'Method not allowed: this stateless MCP endpoint takes POST only.',
+      );
+    // Older clients probe with GET for a server-to-client stream; the probe costs nothing.
+    scope.get(MCP_PATH, { config: NOT_RATE_LIMITED }, notAllowed);
+    scope.route({ method: ['DELETE', 'PUT', 'PATCH'], url: MCP_PATH, handler: notAllowed });
   });
 }
