@@ -58,8 +58,7 @@ export function registerServerCard(app: FastifyInstance): void {
       const type = wantsCardType(request.headers.accept) ? SERVER_CARD_MEDIA_TYPE : 'application/json';
       reply.header('cache-control', 'public, max-age=3600').header('vary', 'Accept').header('etag', etag);
       const match = request.headers['if-none-match'];
-      if (match?.split(',').some((t) => t.trim() === etag || t.trim() === '*'))
-        return reply.code(304).send();
+      if (match?.split(',').some((t) => t.trim() === etag || t.trim() === '*')) return reply.code(304).send();
       return reply.type(`${type}; charset=utf-8`).send(card);
     });
   }
