@@ -100,7 +100,8 @@ export function finishOpenApi<T>(document: T): T {
       }
     }
   }
-  const components = ((doc.components ??= {}) as Record<string, Json>) ?? {};
+  doc.components ??= {};
+  const components = doc.components as Record<string, Json>;
   components.headers = { ...(components.headers ?? {}), ...RESPONSE_HEADERS };
   // Drop what nothing refers to (the generator emits an input twin of every shared schema).
   const used = usedComponents(doc);
