@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -84,4 +85,126 @@ describe('mcp-remote (stdio ↔ HTTP proxy) with a bearer token header', () => {
   });
 });
 
-void spawn;
+/**
+ * The Inspector's CLI needs Node ≥ 22.19: this Node when it is recent enough, else Node 24 from
+ * the npx cache (`--offline`: never downloaded during the test; `npx -y -p node@24 node -v` once
+ * puts it there, as `npm run conformance` does).
+ */
+function inspectorCommand(): [string, string[]] {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  const recent = major > 22 || (major === 22 && minor >= 19);
+  return recent ? [process.execPath, []] : ['npx', ['--offline', '-y', '-p', 'node@24', 'node']];
+}
+
+async function inspector(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const [command, pre] = inspectorCommand();
+  const cli = require.resolve('@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+  // Its catalog and secrets go to a private HOME, not the user's.
+  const child = spawn(command, [...pre, cli, '--cli', t.mcpUrl.href, ...args], {
+    env: { ...process.env, HOME: join(work, 'home') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, out, err };
+}
+
+interface CliToolResult {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  content: Array<{ type: string; text: string }>;
+}
+async function callTool(name: string, ...pairs: string[]): Promise<CliToolResult> {
+  const run = await inspector([
+    '--method',
+    'tools/call',
+    '--tool-name',
+    name,
+    ...pairs.flatMap((p) => ['--tool-arg', p]),
+  ]);
+  expect(run.code, run.err).toBe(0);
+  return JSON.parse(run.out) as CliToolResult;
+}
+
+describe('MCP Inspector CLI 2.x (Node ≥ 22.19)', () => {
+  it('lists every tool', async () => {
+    const run = await inspector(['--method', 'tools/list']);
+    expect(run.code, run.err).toBe(0);
+    const { tools } = JSON.parse(run.out) as { tools: Array<{ name: string }> };
+    expect(new Set(tools.map((tool) => tool.name))).toEqual(MCP_TOOL_NAMES);
+  });
+
+  it('calls every tool with --tool-arg as users type it', async () => {
+    const search = await callTool('search_stages', 'dept=69', 'limit=5');
+    expect(search.isError).toBeFalsy();
+    const list = search.structuredContent as {
+      count: number;
+      data: Array<{ id: string; centre: { slug: string; deptCode: string } }>;
+    };
+    expect(list.count).toBeGreaterThan(0);
+    expect(list.count).toBeLessThanOrEqual(5);
+    for (const s of list.data) expect(s.centre.deptCode).toBe('69');
+    const first = list.data[0]!;
+
+    const cheap = await callTool('search_stages', 'region=rhone', 'maxPrice=250', 'includeUnavailable=true', 'limit=3');
+    expect(cheap.isError).toBeFalsy();
+    for (const s of (cheap.structuredContent as { data: Array<{ priceEuros: number }> }).data)
+      expect(s.priceEuros).toBeLessThanOrEqual(250);
+
+    const check = await callTool('check_availability', `sessionId=${first.id}`);
+    expect(check.isError).toBeFalsy();
+    expect(check.structuredContent).toMatchObject({ session: { id: first.id } });
+
+    const centre = await callTool('get_centre', `idOrSlug=${first.centre.slug}`, 'limit=2', 'includeUnavailable=false');
+    expect(centre.isError).toBeFalsy();
+    expect(centre.structuredContent).toMatchObject({ centre: { slug: first.centre.slug } });
+    expect((centre.structuredContent as { sessions: unknown[] }).sessions.length).toBeLessThanOrEqual(2);
+
+    const articles = await callTool('list_articles', 'query=48N', 'limit=2');
+    expect(articles.isError).toBeFalsy();
+    const slug = (articles.structuredContent as { articles: Array<{ slug: string }> }).articles[0]!.slug;
+    const article = await callTool('get_article', `slug=${slug}`);
+    expect(article.isError).toBeFalsy();
+    expect(article.structuredContent).toMatchObject({ slug });
+
+    // A mistyped argument comes back as a tool error (isError), which the CLI reports with its exit code.
+    const wrong = await inspector(['--method', 'tools/call', '--tool-name', 'search_stages', '--tool-arg', 'dept=999']);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.out + wrong.err).toContain("Tool 'search_stages' returned isError:true");
+  });
+
+  it('reads resources and gets a prompt', async () => {
+    const resources = await inspector(['--method', 'resources/list']);
+    expect(resources.code, resources.err).toBe(0);
+    expect((JSON.parse(resources.out) as { resources: unknown[] }).resources.length).toBeGreaterThan(0);
+    const prompt = await inspector([
+      '--method',
+      'prompts/get',
+      '--prompt-name',
+      'find_course',
+      '--prompt-args',
+      'town=Villeurbanne',
+      'maxPrice=250',
+    ]);
+    expect(prompt.code, prompt.err).toBe(0);
+    expect(JSON.parse(prompt.out)).toMatchObject({
+      description: 'Find a course in Villeurbanne costing at most 250 €.',
+    });
+  });
+
+  it('sends a bearer token given with --header', async () => {
+    const before = t.exchanges.length;
+    const run = await inspector(['--method', 'tools/list', '--header', `Authorization: Bearer ${token}`]);
+    expect(run.code, run.err).toBe(0);
+    const mcp = t.exchanges.slice(before).filter((e) => e.path === '/api/mcp' && e.method === 'POST');
+    expect(mcp.length).toBeGreaterThan(0);
+    for (const e of mcp) expect(e.identity).toMatchObject({ kind: 'client', clientId });
+  });
+});
