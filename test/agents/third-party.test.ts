@@ -133,7 +133,7 @@ async function callTool(name: string, ...pairs: string[]): Promise<CliToolResult
   return JSON.parse(run.out) as CliToolResult;
 }
 
-describe('MCP Inspector CLI 2.x (Node ≥ 22.19)', () => {
+describe('MCP Inspector CLI 2.x (Node ≥ 22.19)', { timeout: 90_000 }, () => {
   it('lists every tool', async () => {
     const run = await inspector(['--method', 'tools/list']);
     expect(run.code, run.err).toBe(0);
