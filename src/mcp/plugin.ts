@@ -96,7 +96,15 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
   // included), any other origin none, since its POST would be refused. Outside the scope below,
   // so that a preflight is neither refused nor counted.
   const allowed = app.config.mcpAllowedOrigins;
-  const mcpCors = { cors: { origin: allowed.includes('*') ? '*' : [...allowed] } };
+  // A request without Origin (any non-browser client) keeps the `*` every other route answers.
+  const mcpCors = {
+    cors: {
+      origin: allowed.includes('*')
+        ? '*'
+        : (origin: string | undefined, done: (err: Error | null, allow: string | false) => void) =>
+            done(null, origin === undefined ? '*' : allowed.includes(origin) ? origin : false),
+    },
+  };
   const originAllowed = (origin: string | undefined) =>
     origin === undefined || allowed.includes('*') || allowed.includes(origin);
   app.options(
