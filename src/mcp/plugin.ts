@@ -160,60 +160,58 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
       }
     };
 
-    scope.post(
-      MCP_PATH,
-      { config: { ...mcpCors, ...NOT_RATE_LIMITED }, preHandler: chargeMcpRequest },
-      async (request, reply) => {
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(request.headers)) {
-          if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-        }
-        // Answers are always JSON; a client that sends no Accept (plain curl) must not get a 406.
-        headers.set('accept', 'application/json, text/event-stream');
-        const text = typeof request.body === 'string' ? request.body : '';
-        const webRequest = new Request(endpoint, { method: 'POST', headers, body: text });
-        // Parse once and hand the SDK the result, rather than letting it re-read the body for the
-        // classification and again for the transport. Unparsable text goes through as it is, for
-        // the SDK to answer with -32700.
-        const parsedBody = parseJson(text);
-        // One HTTP request must not buy many calls: a batch counts each message against the budget
-        // (the route's own hook counted the first), and is refused where the revision has none.
-        if (Array.isArray(parsedBody) && parsedBody.length > 0) {
-          const version = request.headers['mcp-protocol-version'];
-          const batch = checkBatch(parsedBody, typeof version === 'string' ? version : undefined);
-          if (typeof batch !== 'number') return jsonRpcError(reply, 400, batch.code, batch.message);
-          await request.server.chargeRateLimit(request, reply, batch - 1);
-        }
-        const legacy = await isLegacyRequest(webRequest, parsedBody);
-        // A client that declares the stateless revision (2026-07-28 or later) has no `initialize`.
-        const declared = request.headers['mcp-protocol-version'];
-        const stateless = typeof declared === 'string' && declared >= '2026-07-28';
-        const badParams = checkParams(parsedBody, !stateless);
-        if (badParams) return jsonRpcError(reply, 200, badParams.code, badParams.message, badParams.id);
-        const identity = request.identity;
-        const authInfo: AuthInfo | undefined =
-          identity.kind === 'client'
-            ? { token: '', clientId: identity.clientId, scopes: [identity.scope], extra: { identity } }
-            : undefined;
-        const options = { ...(parsedBody === undefined ? {} : { parsedBody }), ...(authInfo ? { authInfo } : {}) };
+    const postOptions = { config: { ...mcpCors, ...NOT_RATE_LIMITED }, preHandler: chargeMcpRequest };
 
-        if (legacy) {
-          const server = createMcpServer(ctx);
-          const transport = new WebStandardStreamableHTTPServerTransport({
-            sessionIdGenerator: undefined,
-            enableJsonResponse: true,
-          });
-          await server.connect(transport);
-          try {
-            return await sendResponse(reply, await transport.handleRequest(webRequest, options));
-          } finally {
-            void transport.close();
-            void server.close();
-          }
+    scope.post(MCP_PATH, postOptions, async (request, reply) => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      // Answers are always JSON; a client that sends no Accept (plain curl) must not get a 406.
+      headers.set('accept', 'application/json, text/event-stream');
+      const text = typeof request.body === 'string' ? request.body : '';
+      const webRequest = new Request(endpoint, { method: 'POST', headers, body: text });
+      // Parse once and hand the SDK the result, rather than letting it re-read the body for the
+      // classification and again for the transport. Unparsable text goes through as it is, for
+      // the SDK to answer with -32700.
+      const parsedBody = parseJson(text);
+      // One HTTP request must not buy many calls: a batch counts each message against the budget
+      // (the route's own hook counted the first), and is refused where the revision has none.
+      if (Array.isArray(parsedBody) && parsedBody.length > 0) {
+        const version = request.headers['mcp-protocol-version'];
+        const batch = checkBatch(parsedBody, typeof version === 'string' ? version : undefined);
+        if (typeof batch !== 'number') return jsonRpcError(reply, 400, batch.code, batch.message);
+        await request.server.chargeRateLimit(request, reply, batch - 1);
+      }
+      const legacy = await isLegacyRequest(webRequest, parsedBody);
+      // A client that declares the stateless revision (2026-07-28 or later) has no `initialize`.
+      const declared = request.headers['mcp-protocol-version'];
+      const stateless = typeof declared === 'string' && declared >= '2026-07-28';
+      const badParams = checkParams(parsedBody, !stateless);
+      if (badParams) return jsonRpcError(reply, 200, badParams.code, badParams.message, badParams.id);
+      const identity = request.identity;
+      const authInfo: AuthInfo | undefined =
+        identity.kind === 'client'
+          ? { token: '', clientId: identity.clientId, scopes: [identity.scope], extra: { identity } }
+          : undefined;
+      const options = { ...(parsedBody === undefined ? {} : { parsedBody }), ...(authInfo ? { authInfo } : {}) };
+
+      if (legacy) {
+        const server = createMcpServer(ctx);
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
+        await server.connect(transport);
+        try {
+          return await sendResponse(reply, await transport.handleRequest(webRequest, options));
+        } finally {
+          void transport.close();
+          void server.close();
         }
-        return sendResponse(reply, await modern.fetch(webRequest, options));
-      },
-    );
+      }
+      return sendResponse(reply, await modern.fetch(webRequest, options));
+    });
 
     const notAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
       jsonRpcError(
@@ -225,7 +223,7 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
     // Older clients probe with GET for a server-to-client stream; the probe costs nothing.
     scope.get(MCP_PATH, { config: { ...mcpCors, ...NOT_RATE_LIMITED } }, notAllowed);
     // Other methods are counted like any request (the CORS setting is outside Fastify's config type).
-    const counted = mcpCors as FastifyContextConfig;
-    scope.route({ method: ['DELETE', 'PUT', 'PATCH'], url: MCP_PATH, config: counted, handler: notAllowed });
+    const charged = mcpCors as FastifyContextConfig;
+    scope.route({ method: ['DELETE', 'PUT', 'PATCH'], url: MCP_PATH, config: charged, handler: notAllowed });
   });
 }
