@@ -104,6 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       'ratelimit-reset',
       'www-authenticate',
       'link',
+      'etag',
     ],
     maxAge: 86_400,
     // A bare OPTIONS (no preflight headers) gets an ordinary 204 with the CORS headers, not a

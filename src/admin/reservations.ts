@@ -154,6 +154,8 @@ export const reservationAdminRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'adminGetReservation',
         summary: 'Read a reservation',
+        description:
+          'One reservation by id, with the person’s details as given on the form; never cached. A partner key reads the reservations of its own centre only.',
         tags: TAGS,
         security: SECURITY,
         params: IdParams,

@@ -119,6 +119,8 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'adminGetCentre',
         summary: 'Read a centre, private contact details included',
+        description:
+          'The centre as stored, with its ETag for a conditional PUT (If-Match). A partner key reads its own centre only.',
         tags: TAGS,
         security: ADMIN_SECURITY,
         params: IdParams,
@@ -216,6 +218,8 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'adminGetSession',
         summary: 'Read a session as stored, with its ETag',
+        description:
+          'The session as stored (cancelled and past ones too), with its ETag for a conditional PUT or PATCH (If-Match). A partner key reads the sessions of its own centre only.',
         tags: TAGS,
         security: ADMIN_SECURITY,
         params: IdParams,

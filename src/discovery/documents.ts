@@ -82,7 +82,7 @@ export function apiCatalog(base: string) {
         // of its interface in the OpenAPI sense: RFC 8631's "service-meta" ("general metadata
         // for the context that is primarily intended for consumption by machines") fits it;
         // "describedby" would claim it describes the resource as a whole.
-        'service-meta': [{ href: `${base}${MCP_SERVER_CARD_PATH}`, type: 'application/json' }],
+        'service-meta': [{ href: `${base}${MCP_SERVER_CARD_PATH}`, type: 'application/mcp-server-card+json' }],
         'service-doc': doc,
         status,
       },

@@ -13,7 +13,7 @@ export function llmsTxt(
 ): string {
   const per = `${rateLimit.windowMs / 1000} seconds`;
   const tiers = rateLimit.enabled
-    ? `\n\nRate tiers: anonymous, ${rateLimit.anonymous} requests per ${per} per IP address; with a valid access token on POST /api/mcp, ${rateLimit.authenticated} requests per ${per} per client. Token requests: ${rateLimit.token} per ${per} per IP address; registrations: ${rateLimit.registerPerHour} per hour per IP address. Health and the discovery documents are not counted. Every limited response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers.`
+    ? `\n\nRate tiers: anonymous, ${rateLimit.anonymous} requests per ${per} per IP address; with a valid access token on POST /api/mcp, ${rateLimit.authenticated} requests per ${per} per client. Token requests: ${rateLimit.token} per ${per} per IP address; registrations: ${rateLimit.registerPerHour} per hour per IP address. Health, the discovery documents, CORS preflights, the MCP handshake's notifications/initialized and GET /api/mcp are not counted. Every limited response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers.`
     : '';
   const demo = demoCatalogue
     ? '\n- This deployment may serve the generated demo catalogue: its centre names, addresses, approval numbers and sessions are invented.'
@@ -43,7 +43,10 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 - Tool \`get_centre\`: one approved centre, by id or slug.
 - Tool \`list_articles\`: the articles explaining points-recovery courses.
 - Tool \`get_article\`: one article, by slug.
-- [MCP server card](${base}${MCP_SERVER_CARD_PATH}): name, version and remote endpoint of the MCP server.
+- Resources: every article as Markdown (\`stages://articles/{slug}\`, in \`resources/list\`); templates \`stages://sessions/{id}\` and \`stages://centres/{idOrSlug}\` read what check_availability and get_centre answer.
+- Prompts: \`find_course\` (town, maxPrice, dept) and \`explain_points_recovery\` (situation); \`completion/complete\` suggests towns, department codes and centre slugs.
+- 2026-07-28 clients get caching hints (\`ttlMs\`, \`cacheScope\`): lists and articles an hour, sessions and centres 0 (places change in real time).
+- [MCP server card](${base}${MCP_SERVER_CARD_PATH}): name, version, remote endpoint and protocol versions of the MCP server (\`Accept: application/mcp-server-card+json\`).
 
 ## Authentication (optional)
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { typedFormOf } from '../catalogue/fields.js';
 import { SERVICE_VERSION } from '../health/routes.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
+import { finishOpenApi } from './openapi-finish.js';
 
 /**
  * A shared input field accepts its typed value, its text form and "" (catalogue/fields.ts), which
@@ -45,6 +46,7 @@ export async function registerOpenApi(
         description:
           'Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") run by prefecture-approved centres in France. Public and read-only: booking and payment are done by the human user on the page given by each session\'s bookingUrl.',
         license: { name: 'Data: see /llms.txt', url: `${publicBaseUrl}/llms.txt` },
+        contact: { name: `${platformName} API`, url: `${publicBaseUrl}/docs` },
       },
       servers: [{ url: publicBaseUrl }],
       tags: [
@@ -68,7 +70,7 @@ export async function registerOpenApi(
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => finishOpenApi(jsonSchemaTransformObject(input)),
     hideUntagged: true,
   });
 }

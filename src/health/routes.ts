@@ -62,6 +62,8 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'health',
         summary: 'Service and database status',
+        description:
+          'Whether the service answers and its database is reachable, with the served catalogue (version, counts, last change) and the rate-limit store. 200 when ready; 503 when the database is unavailable or the instance is shutting down. Not rate limited, never cached.',
         tags: ['health'],
         response: {
           200: HealthSchema.describe('Service and database operational.'),

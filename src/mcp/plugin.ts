@@ -4,10 +4,11 @@ import {
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerBearerAuth } from '../auth/bearer.js';
+import { NOT_RATE_LIMITED, RATE_LIMITED } from '../http/rate-limit.js';
 import type { ToolContext } from './context.js';
-import { checkBatch, checkParams } from './request-guards.js';
+import { checkBatch, checkParams, isInitializedNotification, requestIdOf } from './request-guards.js';
 import { createMcpServer } from './server.js';
 
 export const MCP_PATH = '/api/mcp';
@@ -91,6 +92,36 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
   const modern = createMcpHandler(() => createMcpServer(ctx), { legacy: 'reject', responseMode: 'json', onerror });
   app.addHook('onClose', async () => modern.close());
   const endpoint = `${app.config.publicBaseUrl}${MCP_PATH}`;
+  // CORS agrees with the Origin check: a listed browser origin gets the CORS headers (preflight
+  // included), any other origin none, since its POST would be refused. Outside the scope below,
+  // so that a preflight is neither refused nor counted.
+  const allowed = app.config.mcpAllowedOrigins;
+  // A request without Origin (any non-browser client) keeps the `*` every other route answers.
+  const mcpCors = {
+    cors: {
+      origin: allowed.includes('*')
+        ? '*'
+        : (origin: string | undefined, done: (err: Error | null, allow: string | false) => void) =>
+            done(null, origin === undefined ? '*' : allowed.includes(origin) ? origin : false),
+    },
+  };
+  const originAllowed = (origin: string | undefined) =>
+    origin === undefined || allowed.includes('*') || allowed.includes(origin);
+  app.options(
+    MCP_PATH,
+    {
+      config: { ...mcpCors, ...NOT_RATE_LIMITED },
+      // @fastify/cors names the methods and headers to any origin; an origin it does not allow
+      // gets none of its CORS headers at all.
+      onSend: async (request, reply, payload) => {
+        if (!originAllowed(request.headers.origin))
+          for (const name of Object.keys(reply.getHeaders()))
+            if (name.startsWith('access-control-')) reply.removeHeader(name);
+        return payload;
+      },
+    },
+    async (_request, reply) => reply.code(204).header('allow', 'POST, OPTIONS').send(),
+  );
 
   await app.register(async (scope) => {
     // The SDK parses the body itself, so that malformed JSON gets a JSON-RPC -32700 and a wrong
@@ -116,7 +147,22 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
     scope.addHook('onRequest', originGuard(app.config.mcpAllowedOrigins));
     registerBearerAuth(scope);
 
-    scope.post(MCP_PATH, async (request, reply) => {
+    // Counted here rather than by the global hook, once the body is read: the handshake's
+    // `notifications/initialized` costs nothing, and a 429 answers the request's own id.
+    const chargeMcpRequest = async (request: FastifyRequest, reply: FastifyReply) => {
+      const text = typeof request.body === 'string' ? request.body : '';
+      if (isInitializedNotification(text)) return;
+      try {
+        await request.server.chargeRateLimit(request, reply);
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== RATE_LIMITED) throw err;
+        return jsonRpcError(reply, 429, TRANSPORT_ERROR, (err as Error).message, requestIdOf(text));
+      }
+    };
+
+    const postOptions = { config: { ...mcpCors, ...NOT_RATE_LIMITED }, preHandler: chargeMcpRequest };
+
+    scope.post(MCP_PATH, postOptions, async (request, reply) => {
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
@@ -167,16 +213,17 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
       return sendResponse(reply, await modern.fetch(webRequest, options));
     });
 
-    scope.route({
-      method: ['GET', 'DELETE', 'PUT', 'PATCH'],
-      url: MCP_PATH,
-      handler: (_request, reply) =>
-        jsonRpcError(
-          reply.header('allow', 'POST'),
-          405,
-          TRANSPORT_ERROR,
-          'Method not allowed: this stateless MCP endpoint takes POST only.',
-        ),
-    });
+    const notAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
+      jsonRpcError(
+        reply.header('allow', 'POST'),
+        405,
+        TRANSPORT_ERROR,
+        'Method not allowed: this stateless MCP endpoint takes POST only.',
+      );
+    // Older clients probe with GET for a server-to-client stream; the probe costs nothing.
+    scope.get(MCP_PATH, { config: { ...mcpCors, ...NOT_RATE_LIMITED } }, notAllowed);
+    // Other methods are counted like any request (the CORS setting is outside Fastify's config type).
+    const charged = mcpCors as FastifyContextConfig;
+    scope.route({ method: ['DELETE', 'PUT', 'PATCH'], url: MCP_PATH, config: charged, handler: notAllowed });
   });
 }

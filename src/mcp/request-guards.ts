@@ -85,3 +85,33 @@ export function checkParams(message: unknown, hasInitialize: boolean): GuardRefu
   ];
   return { code: INVALID_PARAMS, message: `Invalid ${method} params: ${reasons.join('; ')}.`, id: idOf(message) };
 }
+
+/**
+ * Whether the body is the initialize handshake's closing notification (`notifications/initialized`,
+ * no id), which initialize-era clients send once per connection and which asks for no work: it
+ * does not cost the caller's budget. Parsed only when the text names that method.
+ */
+export function isInitializedNotification(text: string): boolean {
+  if (text.length > 4096 || !text.includes('notifications/initialized')) return false;
+  try {
+    const message = JSON.parse(text) as { method?: unknown; id?: unknown } | null;
+    return (
+      typeof message === 'object' &&
+      message !== null &&
+      !Array.isArray(message) &&
+      message.method === 'notifications/initialized' &&
+      !('id' in message)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The JSON-RPC id of a request body, for an error answered before the SDK reads it; null otherwise. */
+export function requestIdOf(text: string): string | number | null {
+  try {
+    return idOf(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}

@@ -1,6 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { SERVICE_VERSION } from '../health/routes.js';
 import type { ToolContext } from './context.js';
+import { registerPrompts } from './prompts.js';
+import { ARTICLE_CACHE, LIVE_CACHE, registerResources } from './resources.js';
 import { registerArticleTools } from './tools/articles.js';
 import { registerCheckAvailability } from './tools/check-availability.js';
 import { registerGetCentre } from './tools/get-centre.js';
@@ -17,7 +19,7 @@ export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set([
   'get_article',
 ]);
 
-const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). All data is public and read-only. Never try to book or pay: give the user the bookingUrl, where they book themselves.`;
+const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). The articles are also resources (stages://articles/{slug}, Markdown); stages://sessions/{id} and stages://centres/{idOrSlug} read a session or a centre as those tools do; the prompts find_course and explain_points_recovery start the two usual tasks. All data is public and read-only. Never try to book or pay: give the user the bookingUrl, where they book themselves.`;
 
 /**
  * A fresh MCP server over the shared tool context. The SDK's stateless pattern builds one per
@@ -27,12 +29,22 @@ export function createMcpServer(ctx: ToolContext): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, title: `${ctx.platformName} — MCP`, version: SERVICE_VERSION },
     {
-      // The tool list never changes while the service runs.
-      capabilities: { tools: { listChanged: false } },
+      // The lists never change while the service runs.
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        prompts: { listChanged: false },
+        completions: {},
+      },
       instructions: INSTRUCTIONS,
       cacheHints: {
         'tools/list': { ttlMs: 3_600_000, cacheScope: 'public' },
         'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+        'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+        'resources/list': ARTICLE_CACHE,
+        'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+        // Per resource: articles an hour, sessions and centres (places left) never reused.
+        'resources/read': LIVE_CACHE,
       },
     },
   );
@@ -40,5 +52,7 @@ export function createMcpServer(ctx: ToolContext): McpServer {
   registerCheckAvailability(server, ctx);
   registerGetCentre(server, ctx);
   registerArticleTools(server, ctx);
+  registerResources(server, ctx);
+  registerPrompts(server, ctx);
   return server;
 }

@@ -2,7 +2,7 @@
  * npm run conformance — runs the official MCP conformance suite against the service. Needs
  * Node ≥ 22 (CI runs it under Node 24): `npx -y -p node@24 -- npm run conformance`.
  *
- * Scenarios that apply to a tools-only server run from two releases of the suite: 0.1.16 (the
+ * Scenarios that apply to this server (tools, resources, prompts, completions) run from two releases of the suite: 0.1.16 (the
  * 2025 revisions) and 0.2.0-alpha.12 (adds the stateless 2026-07-28 revision). A failed check
  * fails the run unless it is listed below as not applicable, with the reason.
  */
@@ -41,9 +41,6 @@ interface Check {
 function notApplicable(check: Check): string | undefined {
   if (check.errorMessage?.startsWith('Not testable:')) {
     return "needs one of the reference server's diagnostic tools, which a production server does not expose";
-  }
-  if (/^sep-2549-(prompts|resources)/.test(check.id) && /-32601/.test(check.errorMessage ?? '')) {
-    return 'this server offers tools only: prompts and resources are not part of it';
   }
   return undefined;
 }

@@ -100,9 +100,63 @@ describe('rate limits', () => {
     expect((await mcp(t.app)).statusCode).toBe(200);
     const refused = await mcp(t.app);
     expect(refused.statusCode).toBe(429);
-    expect(refused.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+    expect(refused.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: 1 });
     expect(refused.json().error.message).toMatch(/Rate limit reached for this address/);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    const named = await t.app.inject({
+      method: 'POST',
+      url: '/api/mcp',
+      remoteAddress: '198.51.100.7',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 'call-7', method: 'tools/list' }),
+    });
+    expect(named.statusCode).toBe(429);
+    expect(named.json()).toMatchObject({ id: 'call-7', error: { code: -32000 } });
+    expect(Number(named.headers['retry-after'])).toBeGreaterThan(0);
+    const notJson = await t.app.inject({
+      method: 'POST',
+      url: '/api/mcp',
+      remoteAddress: '198.51.100.7',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"jsonrpc": "2.0", "id": 3,',
+    });
+    expect(notJson.statusCode).toBe(429);
+    expect(notJson.json()).toMatchObject({ id: null });
+  });
+
+  it('does not charge the handshake notification nor the GET probe of older clients', async () => {
+    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '2' } });
+    const post = (body: unknown) =>
+      t!.app.inject({
+        method: 'POST',
+        url: '/api/mcp',
+        remoteAddress: '198.51.100.9',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        payload: JSON.stringify(body),
+      });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+    });
+    expect(init.statusCode).toBe(200);
+    expect(init.headers['ratelimit-remaining']).toBe('1');
+    for (let i = 0; i < 5; i++) {
+      expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).statusCode).toBe(202);
+      const probe = await t.app.inject({ method: 'GET', url: '/api/mcp', remoteAddress: '198.51.100.9' });
+      expect(probe.statusCode).toBe(405);
+    }
+    const list = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(list.statusCode).toBe(200);
+    expect(list.headers['ratelimit-remaining']).toBe('0');
+    // Anything else is counted, a notification of another kind included.
+    const other = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    expect(other.statusCode).toBe(429);
+    // A request merely naming the notification's method is a request: counted.
+    const disguised = await post({ jsonrpc: '2.0', id: 9, method: 'notifications/initialized' });
+    expect(disguised.statusCode).toBe(429);
+    expect(disguised.json()).toMatchObject({ id: 9 });
   });
 
   it('gives a valid token its own, higher budget per client: two clients on one address do not share', async () => {

@@ -226,4 +226,49 @@ describe('MCP server card', () => {
       expect(card.description.length).toBeLessThanOrEqual(100);
     }
   });
+
+  it('is served with its registered media type to a client that asks for it, with an ETag', async () => {
+    for (const path of ['/.well-known/mcp/server-card.json', '/api/mcp/server-card']) {
+      const asked = await server.app.inject({
+        url: path,
+        headers: { accept: 'application/mcp-server-card+json, application/json;q=0.5' },
+      });
+      expect(asked.statusCode).toBe(200);
+      expect(asked.headers['content-type']).toBe('application/mcp-server-card+json; charset=utf-8');
+      expect(asked.headers.vary).toContain('Accept');
+      const plain = await server.app.inject({ url: path, headers: { accept: 'application/json' } });
+      expect(plain.headers['content-type']).toBe('application/json; charset=utf-8');
+      const refused = await server.app.inject({
+        url: path,
+        headers: { accept: 'application/mcp-server-card+json;q=0, application/json' },
+      });
+      expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(asked.body).toBe(plain.body);
+      const etag = asked.headers.etag as string;
+      expect(etag).toMatch(/^"[\w-]+"$/);
+      const again = await server.app.inject({ url: path, headers: { 'if-none-match': etag } });
+      expect(again.statusCode).toBe(304);
+      expect(again.body).toBe('');
+    }
+  });
+
+  it('lists the protocol versions served, each of which the endpoint really speaks', async () => {
+    const card = (await server.app.inject('/api/mcp/server-card')).json();
+    const versions: string[] = card.remotes[0].supportedProtocolVersions;
+    expect(versions).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']);
+    for (const version of versions.filter((v) => v < '2026')) {
+      const init = await rawPost(
+        server.endpoint,
+        rpc('initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } }),
+        { ...JSON_ONLY, accept: 'application/json, text/event-stream' },
+      );
+      expect(init.json.result.protocolVersion, version).toBe(version);
+    }
+    const discover = await rawPost(
+      server.endpoint,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: ENVELOPE } }),
+      modernHeaders('server/discover'),
+    );
+    expect(discover.json.result.supportedVersions).toEqual(versions.filter((v) => v >= '2026'));
+  });
 });

@@ -1,6 +1,10 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { SessionAvailabilitySchema, sessionAvailability } from '../../catalogue/availability.js';
+import {
+  type SessionAvailability,
+  SessionAvailabilitySchema,
+  sessionAvailability,
+} from '../../catalogue/availability.js';
 import { argumentsObject } from '../../catalogue/fields.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
@@ -10,6 +14,12 @@ const Input = argumentsObject({
     .uuid({ error: 'sessionId must be a session id (a UUID), as given by search_stages' })
     .describe('The id of a session, as returned by search_stages or get_centre.'),
 });
+
+/** The readable text of a session's availability: what check_availability and stages://sessions/{id} give. */
+export function availabilityText(out: SessionAvailability): string {
+  const s = out.session;
+  return `${out.message}\nCourse number ${out.courseNumber}; centre approval ${s.centre.agrementNumber}.${out.status === 'available' ? `\nBook: ${s.bookingUrl}\n${BOOKING_NOTE}` : ''}`;
+}
 
 export function registerCheckAvailability(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -28,9 +38,7 @@ export function registerCheckAvailability(server: McpServer, ctx: ToolContext): 
           `No session has the id ${sessionId}. It may have been removed; use search_stages to find current sessions.`,
         );
       }
-      const s = out.session;
-      const text = `${out.message}\nCourse number ${out.courseNumber}; centre approval ${s.centre.agrementNumber}.${out.status === 'available' ? `\nBook: ${s.bookingUrl}\n${BOOKING_NOTE}` : ''}`;
-      return result(out, text);
+      return result(out, availabilityText(out));
     },
   );
 }

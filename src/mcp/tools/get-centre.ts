@@ -8,13 +8,15 @@ import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { sessionLine } from '../format.js';
 
-const CENTRE_SESSIONS_MAX = 50;
+export const CENTRE_SESSIONS_MAX = 50;
+/** How many sessions get_centre lists when not told. */
+export const CENTRE_SESSIONS_DEFAULT = 10;
 
 const Input = argumentsObject({
   idOrSlug: textField('idOrSlug', 200, 'a centre id (UUID) or slug').describe(
     'The centre id (UUID) or slug, as found in a session’s centre object.',
   ),
-  limit: countField('limit', CENTRE_SESSIONS_MAX, 10).describe(
+  limit: countField('limit', CENTRE_SESSIONS_MAX, CENTRE_SESSIONS_DEFAULT).describe(
     `Maximum number of upcoming sessions to list, 1 to ${CENTRE_SESSIONS_MAX}.`,
   ),
   includeUnavailable: flagField('includeUnavailable').describe('When true, full sessions are listed as well.'),
@@ -28,6 +30,37 @@ const Output = z.object({
   sessions: z.array(CentreSessionSchema).describe('The first upcoming sessions, ordered by date, at most `limit`.'),
 });
 
+export type CentreDetails = z.output<typeof Output>;
+
+/**
+ * A centre and its first upcoming sessions, with the readable text of the answer: what get_centre
+ * and the stages://centres/{idOrSlug} resource give. Undefined when no centre has that id or slug.
+ */
+export function centreDetails(
+  ctx: ToolContext,
+  idOrSlug: string,
+  limit: number,
+  includeUnavailable: boolean,
+): { value: CentreDetails; text: string } | undefined {
+  const snapshot = ctx.catalogue.snapshot;
+  const key = idOrSlug.toLowerCase();
+  const centre = snapshot.centresById.get(key) ?? snapshot.centresBySlug.get(key);
+  if (!centre) return undefined;
+  const all = snapshot.sessionsByCentre.get(centre.view.id) ?? [];
+  const today = dateIn(ctx.clock.now(), centre.timeZone);
+  const upcoming = all
+    .slice(firstOnOrAfter(all, today))
+    .filter((e: SessionEntry) => includeUnavailable || e.record.spotsAvailable > 0);
+  const sessions = upcoming.slice(0, limit).map(({ view: { centre: _omit, ...rest } }) => rest);
+  const c = centre.view;
+  const head = `${c.name}, ${c.address}, ${c.postalCode} ${c.city} (${c.deptName}, ${c.region}). Approval ${c.agrementNumber}. ${c.url}`;
+  const text =
+    sessions.length === 0
+      ? `${head}\nNo upcoming session${includeUnavailable ? '' : ' with places left'}.`
+      : `${head}\n${upcoming.length} upcoming session${upcoming.length === 1 ? '' : 's'}${includeUnavailable ? '' : ' with places left'}; the first ${sessions.length}:\n${sessions.map(sessionLine).join('\n')}\n${BOOKING_NOTE}`;
+  return { value: { centre: c, upcomingCount: upcoming.length, sessions }, text };
+}
+
 export function registerGetCentre(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'get_centre',
@@ -39,25 +72,11 @@ export function registerGetCentre(server: McpServer, ctx: ToolContext): void {
       annotations: { title: 'Get a centre', ...READ_ONLY },
     },
     async ({ idOrSlug, limit, includeUnavailable }) => {
-      const snapshot = ctx.catalogue.snapshot;
-      const key = idOrSlug.toLowerCase();
-      const centre = snapshot.centresById.get(key) ?? snapshot.centresBySlug.get(key);
-      if (!centre) {
+      const found = centreDetails(ctx, idOrSlug, limit, includeUnavailable);
+      if (!found) {
         return toolError(`No centre has the id or slug "${idOrSlug}". Centres appear in the results of search_stages.`);
       }
-      const all = snapshot.sessionsByCentre.get(centre.view.id) ?? [];
-      const today = dateIn(ctx.clock.now(), centre.timeZone);
-      const upcoming = all
-        .slice(firstOnOrAfter(all, today))
-        .filter((e: SessionEntry) => includeUnavailable || e.record.spotsAvailable > 0);
-      const sessions = upcoming.slice(0, limit).map(({ view: { centre: _omit, ...rest } }) => rest);
-      const c = centre.view;
-      const head = `${c.name}, ${c.address}, ${c.postalCode} ${c.city} (${c.deptName}, ${c.region}). Approval ${c.agrementNumber}. ${c.url}`;
-      const text =
-        sessions.length === 0
-          ? `${head}\nNo upcoming session${includeUnavailable ? '' : ' with places left'}.`
-          : `${head}\n${upcoming.length} upcoming session${upcoming.length === 1 ? '' : 's'}${includeUnavailable ? '' : ' with places left'}; the first ${sessions.length}:\n${sessions.map(sessionLine).join('\n')}\n${BOOKING_NOTE}`;
-      return result({ centre: c, upcomingCount: upcoming.length, sessions }, text);
+      return result(found.value, found.text);
     },
   );
 }
