@@ -7,8 +7,9 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerBearerAuth } from '../auth/bearer.js';
 import type { ToolContext } from './context.js';
+import { McpAnswerCache } from './fast-path.js';
 import { checkBatch, checkParams } from './request-guards.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, MCP_TOOL_NAMES } from './server.js';
 
 export const MCP_PATH = '/api/mcp';
 export const MCP_BODY_LIMIT = 256 * 1024;
@@ -34,14 +35,22 @@ function jsonRpcError(
  * less than Fastify piping a web stream. Anything else (the 2026 revision's subscription stream)
  * is streamed as it comes.
  */
-async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+async function sendResponse(
+  reply: FastifyReply,
+  response: Response,
+  keep?: (status: number, headers: [string, string][], body: string) => void,
+): Promise<FastifyReply> {
   const type = response.headers.get('content-type') ?? '';
   if (response.body === null || !type.startsWith('application/json')) return reply.send(response);
   reply.code(response.status);
+  const headers: [string, string][] = [];
   response.headers.forEach((value, name) => {
-    if (name !== 'content-length') reply.header(name, value);
+    if (name !== 'content-length') headers.push([name, value]);
   });
-  return reply.send(await response.text());
+  for (const [name, value] of headers) reply.header(name, value);
+  const body = await response.text();
+  keep?.(response.status, headers, body);
+  return reply.send(body);
 }
 
 function parseJson(text: string): unknown {
@@ -91,6 +100,8 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
   const modern = createMcpHandler(() => createMcpServer(ctx), { legacy: 'reject', responseMode: 'json', onerror });
   app.addHook('onClose', async () => modern.close());
   const endpoint = `${app.config.publicBaseUrl}${MCP_PATH}`;
+  // Every tool is read-only (a test checks each one's annotations), so each may be kept.
+  const answers = app.config.mcpAnswerCache ? new McpAnswerCache(ctx, MCP_TOOL_NAMES) : undefined;
 
   await app.register(async (scope) => {
     // The SDK parses the body itself, so that malformed JSON gets a JSON-RPC -32700 and a wrong
@@ -117,14 +128,7 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
     registerBearerAuth(scope);
 
     scope.post(MCP_PATH, async (request, reply) => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-      }
-      // Answers are always JSON; a client that sends no Accept (plain curl) must not get a 406.
-      headers.set('accept', 'application/json, text/event-stream');
       const text = typeof request.body === 'string' ? request.body : '';
-      const webRequest = new Request(endpoint, { method: 'POST', headers, body: text });
       // Parse once and hand the SDK the result, rather than letting it re-read the body for the
       // classification and again for the transport. Unparsable text goes through as it is, for
       // the SDK to answer with -32700.
@@ -137,12 +141,25 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
         if (typeof batch !== 'number') return jsonRpcError(reply, 400, batch.code, batch.message);
         await request.server.chargeRateLimit(request, reply, batch - 1);
       }
-      const legacy = await isLegacyRequest(webRequest, parsedBody);
       // A client that declares the stateless revision (2026-07-28 or later) has no `initialize`.
       const declared = request.headers['mcp-protocol-version'];
       const stateless = typeof declared === 'string' && declared >= '2026-07-28';
       const badParams = checkParams(parsedBody, !stateless);
       if (badParams) return jsonRpcError(reply, 200, badParams.code, badParams.message, badParams.id);
+      // The fast path (src/mcp/fast-path.ts): a successful read answer kept for this content.
+      const fast = answers?.candidate(parsedBody, request.headers);
+      const kept = fast && answers?.lookup(fast);
+      if (kept) return reply.code(kept.status).headers(kept.headers).send(kept.body);
+      const keep = fast && answers?.keeper(fast);
+
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      // Answers are always JSON; a client that sends no Accept (plain curl) must not get a 406.
+      headers.set('accept', 'application/json, text/event-stream');
+      const webRequest = new Request(endpoint, { method: 'POST', headers, body: text });
+      const legacy = await isLegacyRequest(webRequest, parsedBody);
       const identity = request.identity;
       const authInfo: AuthInfo | undefined =
         identity.kind === 'client'
@@ -158,13 +175,13 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
         });
         await server.connect(transport);
         try {
-          return await sendResponse(reply, await transport.handleRequest(webRequest, options));
+          return await sendResponse(reply, await transport.handleRequest(webRequest, options), keep);
         } finally {
           void transport.close();
           void server.close();
         }
       }
-      return sendResponse(reply, await modern.fetch(webRequest, options));
+      return sendResponse(reply, await modern.fetch(webRequest, options), keep);
     });
 
     scope.route({
