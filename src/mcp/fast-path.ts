@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import type { Clock } from '../catalogue/clock.js';
 
@@ -93,13 +94,13 @@ export class McpAnswerCache {
 
   /**
    * The content key of a request the fast path may serve, or undefined for anything else: a
-   * single JSON-RPC 2.0 request (an id the SDK accepts: a string or an integer) of `tools/list`, or
+   * single JSON-RPC 2.0 request (an id the SDK accepts: a string or a safe integer) of `tools/list`, or
    * of `tools/call` naming a cacheable tool.
    */
   candidate(message: unknown, headers: Headers): FastPathCandidate | undefined {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
     const { id, ...rest } = message as { id?: unknown; method?: unknown; params?: unknown; jsonrpc?: unknown };
-    if (typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return undefined;
+    if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
     if (rest.jsonrpc !== '2.0') return undefined;
     if (rest.method === 'tools/call') {
       const name = (rest.params as { name?: unknown } | null | undefined)?.name;
@@ -176,6 +177,28 @@ export class McpAnswerCache {
     this.#entries.clear();
     this.#bytes = 0;
   }
+}
+
+const caches = new WeakMap<FastifyInstance, McpAnswerCache>();
+
+/** The app's answer cache, when MCP_ANSWER_CACHE is on (the default). */
+export function answerCacheFor(
+  app: FastifyInstance,
+  deps: { catalogue: Catalogue; clock: Clock },
+  tools: ReadonlySet<string>,
+): McpAnswerCache | undefined {
+  if (!app.config.mcpAnswerCache) return undefined;
+  let cache = caches.get(app);
+  if (!cache) {
+    cache = new McpAnswerCache(deps, tools);
+    caches.set(app, cache);
+  }
+  return cache;
+}
+
+/** The answer cache an app uses (tests read its counters), if any. */
+export function answerCacheOf(app: FastifyInstance): McpAnswerCache | undefined {
+  return caches.get(app);
 }
 
 /**

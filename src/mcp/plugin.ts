@@ -7,7 +7,7 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerBearerAuth } from '../auth/bearer.js';
 import type { ToolContext } from './context.js';
-import { McpAnswerCache } from './fast-path.js';
+import { answerCacheFor } from './fast-path.js';
 import { checkBatch, checkParams } from './request-guards.js';
 import { createMcpServer, MCP_TOOL_NAMES } from './server.js';
 
@@ -49,8 +49,14 @@ async function sendResponse(
   });
   for (const [name, value] of headers) reply.header(name, value);
   const body = await response.text();
-  keep?.(response.status, headers, body);
-  return reply.send(body);
+  reply.send(body);
+  // As sent: Fastify completes a JSON content type with its charset.
+  keep?.(
+    response.status,
+    headers.map(([name]) => [name, String(reply.getHeader(name))]),
+    body,
+  );
+  return reply;
 }
 
 function parseJson(text: string): unknown {
@@ -101,7 +107,7 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
   app.addHook('onClose', async () => modern.close());
   const endpoint = `${app.config.publicBaseUrl}${MCP_PATH}`;
   // Every tool is read-only (a test checks each one's annotations), so each may be kept.
-  const answers = app.config.mcpAnswerCache ? new McpAnswerCache(ctx, MCP_TOOL_NAMES) : undefined;
+  const answers = answerCacheFor(app, ctx, MCP_TOOL_NAMES);
 
   await app.register(async (scope) => {
     // The SDK parses the body itself, so that malformed JSON gets a JSON-RPC -32700 and a wrong
