@@ -221,8 +221,8 @@ describe('MCP fast path', () => {
         params: { name: 'check_availability', arguments: { sessionId: SESSIONS.lyonMar5.id } },
       },
     };
-    const places = async () =>
-      JSON.parse((await post(t.app, c, 1)).body).result.structuredContent.session.spotsAvailable as number;
+    const places = async (app: FastifyInstance = t.app) =>
+      JSON.parse((await post(app, c, 1)).body).result.structuredContent.session.spotsAvailable as number;
     const before = await places();
     expect(await places()).toBe(before);
     const keys = await keysFor(t.app, CENTRES.lyon.id);
@@ -234,7 +234,9 @@ describe('MCP fast path', () => {
     });
     expect(change.statusCode).toBe(200);
     const end = Date.now() + 5000;
+    // Each app applies the change from its own change stream: wait for both.
     while ((await places()) !== before - 1 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    while ((await places(sdk)) !== before - 1 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
     expect(await places()).toBe(before - 1);
     expect(await post(t.app, c, 2)).toEqual(await post(sdk, c, 2));
   });
