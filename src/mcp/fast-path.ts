@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Catalogue } from '../catalogue/catalogue.js';
-import type { Clock } from '../catalogue/clock.js';
+import { type Clock, dateIn } from '../catalogue/clock.js';
+import { METROPOLITAN_TIME_ZONE } from '../catalogue/geography.js';
+import type { CatalogueSnapshot } from '../catalogue/read-model.js';
 
 /**
  * The MCP fast path: answers of the hot read methods (`tools/list`, `tools/call` of the read-only
@@ -16,15 +18,12 @@ import type { Clock } from '../catalogue/clock.js';
  * Only successful results are kept (HTTP 200, a `result` that is not `isError`): errors, unknown
  * methods and tools, invalid arguments, notifications, batches, `initialize` always reach the SDK.
  * Every answer depends only on its content, the catalogue snapshot and the calendar date: the cache is
- * emptied when the snapshot changes and at every quarter hour of UTC (every time zone's date changes
- * at one of those, and the tools compute "today" in the centre's zone).
+ * emptied when the snapshot changes and when the date changes in Paris or in the time zone of any
+ * centre (the tools compute "today" in the centre's zone), checked once a second.
  */
 
 /** Request headers the SDK reads to classify, validate or answer a POST: part of an answer's content. */
 const CONTENT_HEADERS = ['content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id'] as const;
-
-/** Every time zone's offset is a whole number of quarter hours: a local date changes only at one of these. */
-const DATE_SLOT_MS = 15 * 60 * 1000;
 
 export interface AnswerCacheLimits {
   /** Most answers kept. */
@@ -64,8 +63,10 @@ export class McpAnswerCache {
   readonly #catalogue: Catalogue;
   readonly #clock: Clock;
   #bytes = 0;
-  #snapshot: unknown;
-  #slot = Number.NaN;
+  #snapshot: CatalogueSnapshot | undefined;
+  #zones: string[] = [];
+  #second = Number.NaN;
+  #dates = '';
   hits = 0;
   misses = 0;
 
@@ -167,13 +168,23 @@ export class McpAnswerCache {
     return true;
   }
 
-  /** Empties the cache when the catalogue snapshot or the quarter hour has changed. */
+  /** Empties the cache when the catalogue snapshot or the date in any of its time zones has changed. */
   #expire(): void {
     const snapshot = this.#catalogue.snapshot;
-    const slot = Math.floor(this.#clock.now().getTime() / DATE_SLOT_MS);
-    if (snapshot === this.#snapshot && slot === this.#slot) return;
+    const now = this.#clock.now();
+    const second = Math.floor(now.getTime() / 1000);
+    if (snapshot === this.#snapshot && second === this.#second) return;
+    if (snapshot !== this.#snapshot) {
+      const zones = new Set([METROPOLITAN_TIME_ZONE]);
+      for (const centre of snapshot.centresById.values()) zones.add(centre.timeZone);
+      this.#zones = [...zones];
+    }
+    const dates = this.#zones.map((zone) => dateIn(now, zone)).join(' ');
+    const changed = snapshot !== this.#snapshot || dates !== this.#dates;
     this.#snapshot = snapshot;
-    this.#slot = slot;
+    this.#second = second;
+    this.#dates = dates;
+    if (!changed) return;
     this.#entries.clear();
     this.#bytes = 0;
   }

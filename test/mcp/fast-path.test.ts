@@ -258,6 +258,22 @@ describe('MCP fast path', () => {
     try {
       expect(await ids()).not.toContain(SESSIONS.lyonMar5.id);
       expect(await post(t.app, c, 3)).toEqual(await post(sdk, c, 3));
+      // In Réunion (UTC+4) the 19 March session is past from 20:00 UTC, while Paris is still on the 19th.
+      const reunion: Call = {
+        headers: { 'content-type': 'application/json' },
+        message: {
+          jsonrpc: '2.0',
+          method: 'tools/call',
+          params: { name: 'check_availability', arguments: { sessionId: SESSIONS.reunionMar19.id } },
+        },
+      };
+      const status = async () => JSON.parse((await post(t.app, reunion, 1)).body).result.structuredContent.status;
+      clock.set('2030-03-19T19:59:00Z');
+      expect(await status()).toBe('available');
+      expect(await status()).toBe('available');
+      clock.set('2030-03-19T20:01:00Z');
+      expect(await status()).toBe('past');
+      expect(await post(t.app, reunion, 4)).toEqual(await post(sdk, reunion, 4));
     } finally {
       clock.set(FIXTURE_NOW);
     }
