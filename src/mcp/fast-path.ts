@@ -32,7 +32,7 @@ export interface AnswerCacheLimits {
   maxBytes: number;
 }
 
-export const DEFAULT_ANSWER_CACHE_LIMITS: AnswerCacheLimits = { maxEntries: 2000, maxBytes: 32 * 1024 * 1024 };
+export const DEFAULT_ANSWER_CACHE_LIMITS: AnswerCacheLimits = { maxEntries: 4000, maxBytes: 32 * 1024 * 1024 };
 
 interface Template {
   status: number;
