@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 
 /**
  * The yardstick: a bare node:http server answering each benchmarked request with a prebuilt
- * body of the same bytes the service sent. Bodies arrive as JSON on stdin: { "<METHOD> <url>": body }.
+ * body of the same bytes the service sent. Bodies arrive as JSON on stdin: { "<METHOD> <url>": body },
+ * or { "<METHOD> <url>\n<request body>": body } for POSTs.
  */
 const chunks: Buffer[] = [];
 for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -14,16 +15,20 @@ const bodies = new Map(
 );
 
 const server = createServer((req, res) => {
-  // A scenario that defeats answer caches adds `_=<n>`: the yardstick answers it the same.
-  const body =
-    bodies.get(`${req.method} ${req.url}`) ?? bodies.get(`${req.method} ${req.url?.replace(/[?&]_=\d+$/, '')}`);
-  if (!body) {
-    res.writeHead(404).end();
-    return;
-  }
-  // Drain any request body before answering, as a real handler must.
-  req.resume();
+  // Read the request body, as a real handler must: a POST is answered by method, path and body.
+  const parts: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => parts.push(chunk));
   req.on('end', () => {
+    const key = `${req.method} ${req.url}`;
+    // A scenario that defeats answer caches adds `_=<n>`: the yardstick answers it the same.
+    const body =
+      (parts.length > 0 ? bodies.get(`${key}\n${Buffer.concat(parts).toString('utf8')}`) : undefined) ??
+      bodies.get(key) ??
+      bodies.get(`${req.method} ${req.url?.replace(/[?&]_=\d+$/, '')}`);
+    if (!body) {
+      res.writeHead(404).end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
     res.end(body);
   });

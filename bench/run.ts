@@ -22,6 +22,11 @@ const DATA_DIR = process.env.BENCH_DATA_DIR ?? '.bench-data';
 // PGlite serves one process per data directory: the second service gets its own.
 const LIMITED_DATA_DIR = `${DATA_DIR}-limited`;
 
+/** How the bare server finds an answer: method and path, and a POST's body. */
+function requestKey(method: string, path: string, body: string | undefined): string {
+  return body === undefined ? `${method} ${path}` : `${method} ${path}\n${body}`;
+}
+
 async function firstLine(child: ChildProcess, match: RegExp, timeoutMs: number): Promise<string> {
   const lines = createInterface({ input: child.stdout! });
   const timer = setTimeout(() => child.kill(), timeoutMs);
@@ -64,6 +69,7 @@ interface Result {
 
 async function load(port: number, s: Scenario): Promise<Result> {
   const paths = s.paths;
+  const bodies = s.bodies;
   let next = 0;
   let n = 0;
   const sep = s.path.includes('?') ? '&' : '?';
@@ -79,6 +85,9 @@ async function load(port: number, s: Scenario): Promise<Result> {
       ? { requests: [{ method: s.method, setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }] }
       : {}),
     ...(s.uncached ? { requests: [{ setupRequest: (req) => ({ ...req, path: `${s.path}${sep}_=${++n}` }) }] } : {}),
+    ...(bodies
+      ? { requests: [{ method: s.method, setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }] }
+      : {}),
   });
   return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
 }
@@ -106,13 +115,14 @@ async function main() {
     for (const s of scenarios) {
       if (s.resolvePath) s.path = await s.resolvePath(`http://127.0.0.1:${port}`);
       for (const path of s.paths ?? [s.path]) {
-        const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-          method: s.method,
-          headers: s.headers,
-          body: s.body,
-        });
-        if (res.status !== 200) throw new Error(`${s.name}: the service answered ${res.status} to ${path}`);
-        bodies[`${s.method} ${path}`] = await res.text();
+        for (const body of s.bodies ?? [s.body]) {
+          const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: s.method, headers: s.headers, body });
+          if (res.status !== 200) throw new Error(`${s.name}: the service answered ${res.status} to ${path}`);
+          const text = await res.text();
+          // An MCP error travels in a 200 too: every benchmarked call must be a result.
+          if (s.method === 'POST' && !text.includes('"result":')) throw new Error(`${s.name}: ${text.slice(0, 300)}`);
+          bodies[requestKey(s.method, path, body)] = text;
+        }
       }
     }
     const bare = await startBare(bodies);
@@ -137,9 +147,11 @@ async function main() {
         if (svc.non2xx || ref.non2xx || lim.non2xx) {
           console.log(`  (non-2xx answers: service ${svc.non2xx}, bare ${ref.non2xx}, limiter on ${lim.non2xx})`);
         }
-        const paths = s.paths ?? [s.path];
+        const keys = (s.paths ?? [s.path]).flatMap((p) =>
+          (s.bodies ?? [s.body]).map((b) => requestKey(s.method, p, b)),
+        );
         const bytes = Math.round(
-          paths.reduce((sum, p) => sum + Buffer.byteLength(bodies[`${s.method} ${p}`] as string), 0) / paths.length,
+          keys.reduce((sum, k) => sum + Buffer.byteLength(bodies[k] as string), 0) / keys.length,
         );
         console.log(
           s.name.padEnd(34),

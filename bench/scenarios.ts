@@ -12,6 +12,8 @@ export interface Scenario {
   resolvePath?: (base: string) => Promise<string>;
   /** Adds a distinct `_=<n>` to every request, so that no answer cache can serve it. */
   uncached?: boolean;
+  /** Many distinct POST bodies, sent in turn (one after the other across all connections). */
+  bodies?: string[];
 }
 
 /** The page of the first bookable session in the Rhône: a real bookingUrl of the demo catalogue. */
@@ -42,40 +44,70 @@ export const SCENARIOS: Scenario[] = [
       return paths;
     },
   },
-  {
-    name: 'MCP tools/call search_stages',
-    method: 'POST',
-    path: '/api/mcp',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'search_stages', arguments: { dept: '69' } },
-    }),
-  },
-  {
-    name: 'MCP 2026-07-28 search_stages',
-    method: 'POST',
-    path: '/api/mcp',
-    headers: {
-      'content-type': 'application/json',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'search_stages',
+  ...mcpScenarios(),
+];
+
+/**
+ * MCP in both eras: an `initialize`-era client (MCP-Protocol-Version header, as the SDK clients
+ * send after `initialize`) and a 2026-07-28 stateless client (the `_meta` envelope, Mcp-Method and
+ * Mcp-Name headers). Each posts one search_stages call repeatedly, 1,200 distinct search_stages
+ * calls in turn, and tools/list.
+ */
+function mcpScenarios(): Scenario[] {
+  const eras = [
+    { label: '2025-11-25', version: '2025-11-25', envelope: undefined },
+    {
+      label: '2026-07-28',
+      version: '2026-07-28',
+      envelope: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'search_stages',
-        arguments: { dept: '69' },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
+  ];
+  return eras.flatMap(({ label, version, envelope }) => {
+    const headers = (method: string, name?: string): Record<string, string> => ({
+      'content-type': 'application/json',
+      'mcp-protocol-version': version,
+      ...(envelope ? { 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) } : {}),
+    });
+    const meta = envelope ? { _meta: envelope } : {};
+    const call = (args: Record<string, string>) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'search_stages', arguments: args, ...meta },
+      });
+    return [
+      {
+        name: `MCP ${label} search_stages`,
+        method: 'POST' as const,
+        path: '/api/mcp',
+        headers: headers('tools/call', 'search_stages'),
+        body: call({ dept: '69' }),
+      },
+      {
+        name: `MCP ${label} search_stages 1,200 distinct`,
+        method: 'POST' as const,
+        path: '/api/mcp',
+        headers: headers('tools/call', 'search_stages'),
+        get bodies() {
+          // The REST scenario's varied searches, as tool arguments (the tool takes the text forms).
+          const bodies = variedQueries(1200).map((path) =>
+            call(Object.fromEntries(new URL(path, 'http://x').searchParams)),
+          );
+          Object.defineProperty(this, 'bodies', { value: bodies });
+          return bodies;
         },
       },
-    }),
-  },
-];
+      {
+        name: `MCP ${label} tools/list`,
+        method: 'POST' as const,
+        path: '/api/mcp',
+        headers: headers('tools/list'),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', ...(envelope ? { params: meta } : {}) }),
+      },
+    ];
+  });
+}

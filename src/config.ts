@@ -85,6 +85,7 @@ const EnvSchema = z
       .default(30),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     RATE_LIMIT: z.enum(['on', 'off'], { error: 'RATE_LIMIT must be on or off' }).default('on'),
+    MCP_ANSWER_CACHE: z.enum(['on', 'off'], { error: 'MCP_ANSWER_CACHE must be on or off' }).default('on'),
     RATE_LIMIT_WINDOW_SECONDS: positiveInt('RATE_LIMIT_WINDOW_SECONDS').default(60),
     RATE_LIMIT_ANONYMOUS: positiveInt('RATE_LIMIT_ANONYMOUS').default(60),
     RATE_LIMIT_AUTHENTICATED: positiveInt('RATE_LIMIT_AUTHENTICATED').default(600),
@@ -174,6 +175,8 @@ const EnvSchema = z
       trustProxy: env.TRUST_PROXY,
       /** Browser origins allowed to call POST /api/mcp (DNS-rebinding protection); '*' allows any. */
       mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
+      /** The MCP fast path (src/mcp/fast-path.ts): successful read answers kept by content. */
+      mcpAnswerCache: env.MCP_ANSWER_CACHE === 'on',
       /**
        * Browser origins allowed to register OAuth clients (CORS and an Origin check); requests
        * without Origin (agents, servers) always may. Default: the MCP browser origins.

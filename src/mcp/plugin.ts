@@ -8,8 +8,9 @@ import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply,
 import { registerBearerAuth } from '../auth/bearer.js';
 import { NOT_RATE_LIMITED, RATE_LIMITED } from '../http/rate-limit.js';
 import type { ToolContext } from './context.js';
+import { answerCacheFor } from './fast-path.js';
 import { checkBatch, checkParams, isInitializedNotification, requestIdOf } from './request-guards.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, MCP_TOOL_NAMES } from './server.js';
 
 export const MCP_PATH = '/api/mcp';
 export const MCP_BODY_LIMIT = 256 * 1024;
@@ -35,14 +36,28 @@ function jsonRpcError(
  * less than Fastify piping a web stream. Anything else (the 2026 revision's subscription stream)
  * is streamed as it comes.
  */
-async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+async function sendResponse(
+  reply: FastifyReply,
+  response: Response,
+  keep?: (status: number, headers: [string, string][], body: string) => void,
+): Promise<FastifyReply> {
   const type = response.headers.get('content-type') ?? '';
   if (response.body === null || !type.startsWith('application/json')) return reply.send(response);
   reply.code(response.status);
+  const headers: [string, string][] = [];
   response.headers.forEach((value, name) => {
-    if (name !== 'content-length') reply.header(name, value);
+    if (name !== 'content-length') headers.push([name, value]);
   });
-  return reply.send(await response.text());
+  for (const [name, value] of headers) reply.header(name, value);
+  const body = await response.text();
+  reply.send(body);
+  // As sent: Fastify completes a JSON content type with its charset.
+  keep?.(
+    response.status,
+    headers.map(([name]) => [name, String(reply.getHeader(name))]),
+    body,
+  );
+  return reply;
 }
 
 function parseJson(text: string): unknown {
@@ -92,6 +107,8 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
   const modern = createMcpHandler(() => createMcpServer(ctx), { legacy: 'reject', responseMode: 'json', onerror });
   app.addHook('onClose', async () => modern.close());
   const endpoint = `${app.config.publicBaseUrl}${MCP_PATH}`;
+  // Every tool is read-only (a test checks each one's annotations), so each may be kept.
+  const answers = answerCacheFor(app, ctx, MCP_TOOL_NAMES);
   // CORS agrees with the Origin check: a listed browser origin gets the CORS headers (preflight
   // included), any other origin none, since its POST would be refused. Outside the scope below,
   // so that a preflight is neither refused nor counted.
@@ -163,14 +180,7 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
     const postOptions = { config: { ...mcpCors, ...NOT_RATE_LIMITED }, preHandler: chargeMcpRequest };
 
     scope.post(MCP_PATH, postOptions, async (request, reply) => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-      }
-      // Answers are always JSON; a client that sends no Accept (plain curl) must not get a 406.
-      headers.set('accept', 'application/json, text/event-stream');
       const text = typeof request.body === 'string' ? request.body : '';
-      const webRequest = new Request(endpoint, { method: 'POST', headers, body: text });
       // Parse once and hand the SDK the result, rather than letting it re-read the body for the
       // classification and again for the transport. Unparsable text goes through as it is, for
       // the SDK to answer with -32700.
@@ -183,12 +193,25 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
         if (typeof batch !== 'number') return jsonRpcError(reply, 400, batch.code, batch.message);
         await request.server.chargeRateLimit(request, reply, batch - 1);
       }
-      const legacy = await isLegacyRequest(webRequest, parsedBody);
       // A client that declares the stateless revision (2026-07-28 or later) has no `initialize`.
       const declared = request.headers['mcp-protocol-version'];
       const stateless = typeof declared === 'string' && declared >= '2026-07-28';
       const badParams = checkParams(parsedBody, !stateless);
       if (badParams) return jsonRpcError(reply, 200, badParams.code, badParams.message, badParams.id);
+      // The fast path (src/mcp/fast-path.ts): a successful read answer kept for this content.
+      const fast = answers?.candidate(parsedBody, request.headers);
+      const kept = fast && answers?.lookup(fast);
+      if (kept) return reply.code(kept.status).headers(kept.headers).send(kept.body);
+      const keep = fast && answers?.keeper(fast);
+
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      // Answers are always JSON; a client that sends no Accept (plain curl) must not get a 406.
+      headers.set('accept', 'application/json, text/event-stream');
+      const webRequest = new Request(endpoint, { method: 'POST', headers, body: text });
+      const legacy = await isLegacyRequest(webRequest, parsedBody);
       const identity = request.identity;
       const authInfo: AuthInfo | undefined =
         identity.kind === 'client'
@@ -204,13 +227,13 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
         });
         await server.connect(transport);
         try {
-          return await sendResponse(reply, await transport.handleRequest(webRequest, options));
+          return await sendResponse(reply, await transport.handleRequest(webRequest, options), keep);
         } finally {
           void transport.close();
           void server.close();
         }
       }
-      return sendResponse(reply, await modern.fetch(webRequest, options));
+      return sendResponse(reply, await modern.fetch(webRequest, options), keep);
     });
 
     const notAllowed = (_request: FastifyRequest, reply: FastifyReply) =>

@@ -86,14 +86,14 @@ describe('mcp-remote (stdio ↔ HTTP proxy) with a bearer token header', () => {
 });
 
 /**
- * The Inspector's CLI needs Node ≥ 22.19: this Node when it is recent enough, else Node 24 from
- * the npx cache (`--offline`: never downloaded during the test; `npx -y -p node@24 node -v` once
- * puts it there, as `npm run conformance` does).
+ * The Inspector's CLI needs Node ≥ 22.19: this Node when it is recent enough, else Node 24 through
+ * npx, as `npm run conformance` runs it (fetched from the npm registry the first time only; CI
+ * fetches it before the tests, so that no test waits for a download).
  */
 function inspectorCommand(): [string, string[]] {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   const recent = major > 22 || (major === 22 && minor >= 19);
-  return recent ? [process.execPath, []] : ['npx', ['--offline', '-y', '-p', 'node@24', 'node']];
+  return recent ? [process.execPath, []] : ['npx', ['-y', '-p', 'node@24', 'node']];
 }
 
 async function inspector(args: string[]): Promise<{ code: number | null; out: string; err: string }> {

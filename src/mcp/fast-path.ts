@@ -1,0 +1,236 @@
+import type { FastifyInstance } from 'fastify';
+import type { Catalogue } from '../catalogue/catalogue.js';
+import { type Clock, dateIn } from '../catalogue/clock.js';
+import { METROPOLITAN_TIME_ZONE } from '../catalogue/geography.js';
+import type { CatalogueSnapshot } from '../catalogue/read-model.js';
+
+/**
+ * The MCP fast path: answers of the hot read methods (`tools/list`, `tools/call` of the read-only
+ * tools), kept by content and replayed with the caller's id.
+ *
+ * The SDK answers the first request of each content (the request minus its id, with the headers the
+ * SDK reads): that answer's bytes are stored as a template around the id. A later request with the
+ * same content gets those bytes with its own id spliced in, and the same status and headers, without
+ * the SDK: no per-request server, no Request/Response objects, no zod on the way in or out. Nothing
+ * here knows a tool: whatever the SDK answers (arguments, validation, formatting) is what is replayed,
+ * so tools and arguments added to the SDK server flow through unchanged.
+ *
+ * Only successful results are kept (HTTP 200, a `result` that is not `isError`): errors, unknown
+ * methods and tools, invalid arguments, notifications, batches, `initialize` always reach the SDK.
+ * Every answer depends only on its content, the catalogue snapshot and the calendar date: the cache is
+ * emptied when the snapshot changes and when the date changes in Paris or in the time zone of any
+ * centre (the tools compute "today" in the centre's zone), checked once a second.
+ */
+
+/** Request headers the SDK reads to classify, validate or answer a POST: part of an answer's content. */
+const CONTENT_HEADERS = ['content-type', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id'] as const;
+
+export interface AnswerCacheLimits {
+  /** Most answers kept. */
+  maxEntries: number;
+  /** Most bytes kept, bodies and keys counted (UTF-16 keys at 2 bytes a character). */
+  maxBytes: number;
+}
+
+export const DEFAULT_ANSWER_CACHE_LIMITS: AnswerCacheLimits = { maxEntries: 4000, maxBytes: 32 * 1024 * 1024 };
+
+interface Template {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  prefix: Buffer;
+  suffix: Buffer;
+  bytes: number;
+}
+
+/** A request the fast path may answer: its content key and its id. */
+export interface FastPathCandidate {
+  key: string;
+  id: string | number;
+}
+
+export interface FastAnswer {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  body: Buffer;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+export class McpAnswerCache {
+  readonly #entries = new Map<string, Template>();
+  readonly #limits: AnswerCacheLimits;
+  readonly #tools: ReadonlySet<string>;
+  readonly #catalogue: Catalogue;
+  readonly #clock: Clock;
+  #bytes = 0;
+  #snapshot: CatalogueSnapshot | undefined;
+  #zones: string[] = [];
+  #second = Number.NaN;
+  #dates = '';
+  hits = 0;
+  misses = 0;
+
+  /**
+   * @param tools the tools whose calls may be kept: read-only ones, whose answer depends only on
+   *   their arguments, the catalogue snapshot and the date.
+   */
+  constructor(
+    deps: { catalogue: Catalogue; clock: Clock },
+    tools: ReadonlySet<string>,
+    limits: AnswerCacheLimits = DEFAULT_ANSWER_CACHE_LIMITS,
+  ) {
+    this.#catalogue = deps.catalogue;
+    this.#clock = deps.clock;
+    this.#tools = tools;
+    this.#limits = limits;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * The content key of a request the fast path may serve, or undefined for anything else: a
+   * single JSON-RPC 2.0 request (an id the SDK accepts: a string or a safe integer) of `tools/list`, or
+   * of `tools/call` naming a cacheable tool.
+   */
+  candidate(message: unknown, headers: Headers): FastPathCandidate | undefined {
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+    const { id, ...rest } = message as { id?: unknown; method?: unknown; params?: unknown; jsonrpc?: unknown };
+    if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
+    if (rest.jsonrpc !== '2.0') return undefined;
+    if (rest.method === 'tools/call') {
+      const name = (rest.params as { name?: unknown } | null | undefined)?.name;
+      if (typeof name !== 'string' || !this.#tools.has(name)) return undefined;
+    } else if (rest.method !== 'tools/list') return undefined;
+    let key = '';
+    for (const name of CONTENT_HEADERS) {
+      const value = headers[name];
+      key += `${value === undefined ? '' : Array.isArray(value) ? value.join(', ') : value}\n`;
+    }
+    return { key: key + JSON.stringify(rest), id };
+  }
+
+  /** The kept answer to this content, with the caller's id; undefined when the SDK must answer. */
+  lookup(candidate: FastPathCandidate): FastAnswer | undefined {
+    this.#expire();
+    const entry = this.#entries.get(candidate.key);
+    if (!entry) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
+    // Most recently used last: the first entry of the map is the one to evict.
+    this.#entries.delete(candidate.key);
+    this.#entries.set(candidate.key, entry);
+    const id = Buffer.from(JSON.stringify(candidate.id));
+    return {
+      status: entry.status,
+      headers: entry.headers,
+      body: Buffer.concat([entry.prefix, id, entry.suffix], entry.prefix.length + id.length + entry.suffix.length),
+    };
+  }
+
+  /** The `store` of this candidate, for the code that sends the SDK's answer. */
+  keeper(candidate: FastPathCandidate) {
+    return (status: number, headers: [string, string][], body: string): void => {
+      this.store(candidate, status, headers, body);
+    };
+  }
+
+  /**
+   * Keeps the SDK's answer to a candidate when it is a successful result whose id can be spliced:
+   * `headers` as the SDK set them (content-length aside), `body` its exact text.
+   */
+  store(candidate: FastPathCandidate, status: number, headers: [string, string][], body: string): boolean {
+    if (status !== 200) return false;
+    const template = splitAtId(body, candidate.id);
+    if (!template) return false;
+    const bytes = template.prefix.length + template.suffix.length + candidate.key.length * 2;
+    if (bytes > this.#limits.maxBytes / 16) return false;
+    this.#expire();
+    const previous = this.#entries.get(candidate.key);
+    if (previous) {
+      this.#entries.delete(candidate.key);
+      this.#bytes -= previous.bytes;
+    }
+    this.#entries.set(candidate.key, { status, headers: Object.fromEntries(headers), ...template, bytes });
+    this.#bytes += bytes;
+    while (this.#entries.size > this.#limits.maxEntries || this.#bytes > this.#limits.maxBytes) {
+      const oldest = this.#entries.keys().next().value as string;
+      this.#bytes -= (this.#entries.get(oldest) as Template).bytes;
+      this.#entries.delete(oldest);
+    }
+    return true;
+  }
+
+  /** Empties the cache when the catalogue snapshot or the date in any of its time zones has changed. */
+  #expire(): void {
+    const snapshot = this.#catalogue.snapshot;
+    const now = this.#clock.now();
+    const second = Math.floor(now.getTime() / 1000);
+    if (snapshot === this.#snapshot && second === this.#second) return;
+    if (snapshot !== this.#snapshot) {
+      const zones = new Set([METROPOLITAN_TIME_ZONE]);
+      for (const centre of snapshot.centresById.values()) zones.add(centre.timeZone);
+      this.#zones = [...zones];
+    }
+    const dates = this.#zones.map((zone) => dateIn(now, zone)).join(' ');
+    const changed = snapshot !== this.#snapshot || dates !== this.#dates;
+    this.#snapshot = snapshot;
+    this.#second = second;
+    this.#dates = dates;
+    if (!changed) return;
+    this.#entries.clear();
+    this.#bytes = 0;
+  }
+}
+
+const caches = new WeakMap<FastifyInstance, McpAnswerCache>();
+
+/** The app's answer cache, when MCP_ANSWER_CACHE is on (the default). */
+export function answerCacheFor(
+  app: FastifyInstance,
+  deps: { catalogue: Catalogue; clock: Clock },
+  tools: ReadonlySet<string>,
+): McpAnswerCache | undefined {
+  if (!app.config.mcpAnswerCache) return undefined;
+  let cache = caches.get(app);
+  if (!cache) {
+    cache = new McpAnswerCache(deps, tools);
+    caches.set(app, cache);
+  }
+  return cache;
+}
+
+/** The answer cache an app uses (tests read its counters), if any. */
+export function answerCacheOf(app: FastifyInstance): McpAnswerCache | undefined {
+  return caches.get(app);
+}
+
+/**
+ * Splits a JSON-RPC answer around its top-level id: the SDK writes `{"result":…,"jsonrpc":"2.0","id":…}`.
+ * Undefined when the body is not a successful, non-isError result for that id in that shape.
+ */
+function splitAtId(body: string, id: string | number): { prefix: Buffer; suffix: Buffer } | undefined {
+  const tail = `,"id":${JSON.stringify(id)}}`;
+  if (!body.endsWith(tail)) return undefined;
+  let parsed: { result?: { isError?: unknown }; id?: unknown; error?: unknown };
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (parsed.id !== id || typeof parsed.result !== 'object' || parsed.result === null) return undefined;
+  if (parsed.result.isError === true || 'error' in parsed) return undefined;
+  const keys = Object.keys(parsed);
+  if (keys[keys.length - 1] !== 'id') return undefined;
+  return {
+    prefix: Buffer.from(body.slice(0, body.length - tail.length + ',"id":'.length)),
+    suffix: Buffer.from('}'),
+  };
+}
