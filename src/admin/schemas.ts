@@ -55,7 +55,7 @@ const timeField = (name: string) =>
 const money = (name: string) =>
   z
     .number({ error: `${name} must be a number of euros` })
-    .positive({ error: `${name} must be more than 0` })
+    .gte(0.01, { error: `${name} must be at least 0.01 (one cent)` })
     .max(5000, { error: `${name} must be at most 5000` })
     .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, { error: `${name} must have at most 2 decimals` });
 
@@ -184,16 +184,19 @@ function checkSession(
   },
   ctx: z.RefinementCtx,
 ) {
-  if (s.day1 && s.day2 !== undefined && s.day2 !== addDays(s.day1, 1))
+  // The object's checks run even when a field failed its own: a day1 that is not a date has
+  // already been reported, and must not reach the date arithmetic below.
+  const day1 = s.day1 !== undefined && z.iso.date().safeParse(s.day1).success ? s.day1 : undefined;
+  if (day1 && s.day2 !== undefined && s.day2 !== addDays(day1, 1))
     ctx.addIssue({
       code: 'custom',
       path: ['day2'],
-      message: `day2 must be the day after day1 (${addDays(s.day1, 1)})`,
+      message: `day2 must be the day after day1 (${addDays(day1, 1)})`,
     });
-  if (s.day1) {
+  if (day1) {
     for (const [name, day] of [
-      ['day1', s.day1],
-      ['day2', addDays(s.day1, 1)],
+      ['day1', day1],
+      ['day2', addDays(day1, 1)],
     ] as const) {
       const date = new Date(`${day}T12:00:00Z`);
       if (date.getUTCDay() === 0)

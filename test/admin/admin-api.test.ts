@@ -222,9 +222,15 @@ describe('sessions', () => {
       [{ day1: '2030-05-01' }, 'day1', 'public holiday'],
       [{ endTime: '08:00' }, 'endTime', 'after startTime'],
       [{ startTime: '25:00' }, 'startTime', 'HH:MM'],
+      // Not a date: reported as such, never reaching the calendar checks (npm run fuzz found a 500).
+      [{ day1: '. sy$#$%' }, 'day1', 'YYYY-MM-DD'],
+      [{ day1: '2030-02-30' }, 'day1', 'YYYY-MM-DD'],
       [{ spotsAvailable: 21 }, 'spotsAvailable', 'at most capacity'],
       [{ capacity: 45, spotsAvailable: 3 }, 'capacity', '6 to 20'],
-      [{ priceEuros: 0 }, 'priceEuros', 'more than 0'],
+      [{ priceEuros: 0 }, 'priceEuros', 'at least 0.01'],
+      // Positive, yet 0 cents once rounded (found by npm run fuzz: it was a 500 from the database).
+      [{ priceEuros: 7.4e-323 }, 'priceEuros', 'at least 0.01'],
+      [{ priceEuros: 0.004 }, 'priceEuros', 'at least 0.01'],
       [{ priceEuros: 99.999 }, 'priceEuros', '2 decimals'],
       [{ courseNumber: '' }, 'courseNumber', 'empty'],
       [{ status: 'postponed' }, 'status', 'scheduled'],
