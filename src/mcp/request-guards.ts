@@ -65,7 +65,10 @@ const ToolsCallParams = z.object({
 });
 
 /** Params schemas of the methods whose malformed params the SDK would answer with a raw dump. */
-const PARAMS: Record<string, z.ZodType> = { initialize: InitializeParams, 'tools/call': ToolsCallParams };
+const PARAMS = new Map<string, z.ZodType>([
+  ['initialize', InitializeParams],
+  ['tools/call', ToolsCallParams],
+]);
 
 /**
  * A short -32602 for an `initialize` or `tools/call` whose params are missing or wrongly typed.
@@ -76,7 +79,8 @@ export function checkParams(message: unknown, hasInitialize: boolean): GuardRefu
   if (typeof message !== 'object' || message === null) return undefined;
   const method = (message as { method?: unknown }).method;
   if (method === 'initialize' && !hasInitialize) return undefined;
-  const schema = typeof method === 'string' ? PARAMS[method] : undefined;
+  // A Map, not an object: a method named "valueOf" or "constructor" must find nothing.
+  const schema = typeof method === 'string' ? PARAMS.get(method) : undefined;
   if (!schema || !('id' in message)) return undefined;
   const parsed = schema.safeParse((message as { params?: unknown }).params);
   if (parsed.success) return undefined;

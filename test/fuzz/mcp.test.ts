@@ -58,7 +58,7 @@ const anyMessage = fc.record(
   {
     jsonrpc: fc.oneof(fc.constant('2.0'), hostileJson),
     id: hostileJson,
-    method: fc.oneof(fc.constantFrom(...METHODS), hostileText),
+    method: fc.oneof(fc.constantFrom(...METHODS, 'valueOf', 'constructor', '__proto__'), hostileText),
     params: hostileJson,
   },
   { requiredKeys: [] },

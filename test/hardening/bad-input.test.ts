@@ -130,6 +130,22 @@ describe('MCP tools/call with wrongly typed params', () => {
   });
 });
 
+describe('MCP methods named like Object.prototype members', () => {
+  it.each(['valueOf', 'constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'answers %s as an unknown method, not a 500 (found by npm run fuzz, seed 22)',
+    async (method) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/mcp',
+        headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' },
+        payload: { jsonrpc: '2.0', id: 3, method, params: null },
+      });
+      expect(res.statusCode, res.body).toBeLessThan(500);
+      expect(res.json().error.code, res.body).not.toBe(-32603);
+    },
+  );
+});
+
 describe('requests the HTTP parser refuses', () => {
   it('answers raw non-ASCII bytes in the URL with problem+json and the promised headers', async () => {
     const res = await raw(
