@@ -23,12 +23,12 @@ let counter = 0;
  * loaded machine ("PGlite failed to initialize properly", the same dump starting fine at once
  * after): that is the test bed, not the code under test, so it gets one more try, said aloud.
  */
-async function startPglite(dump: Buffer): Promise<PGlite> {
+async function startPglite(dump: Blob): Promise<PGlite> {
   try {
-    return await PGlite.create({ loadDataDir: new Blob([dump]) });
+    return await PGlite.create({ loadDataDir: dump });
   } catch (err) {
     console.warn(`PGlite did not start (${(err as Error).message}); trying once more`);
-    return PGlite.create({ loadDataDir: new Blob([dump]) });
+    return PGlite.create({ loadDataDir: dump });
   }
 }
 
@@ -36,7 +36,7 @@ async function startPglite(dump: Buffer): Promise<PGlite> {
 export async function openTestDatabase(): Promise<TestDatabase> {
   if (TEST_DB === 'pglite') {
     const dump = await readFile(inject('pgliteTemplate'));
-    const pglite = await startPglite(dump);
+    const pglite = await startPglite(new Blob([dump]));
     const database = await openDatabase({ kind: 'pglite', dataDir: 'memory://' }, { pglite });
     return { database, dispose: () => database.close() };
   }
