@@ -10,7 +10,7 @@ import { NOT_RATE_LIMITED, RATE_LIMITED } from '../http/rate-limit.js';
 import type { ToolContext } from './context.js';
 import { answerCacheFor } from './fast-path.js';
 import { checkBatch, checkParams, isInitializedNotification, requestIdOf } from './request-guards.js';
-import { createMcpServer, MCP_TOOL_NAMES } from './server.js';
+import { createMcpServer, MCP_KEPT_TOOLS } from './server.js';
 
 export const MCP_PATH = '/api/mcp';
 export const MCP_BODY_LIMIT = 256 * 1024;
@@ -107,8 +107,8 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
   const modern = createMcpHandler(() => createMcpServer(ctx), { legacy: 'reject', responseMode: 'json', onerror });
   app.addHook('onClose', async () => modern.close());
   const endpoint = `${app.config.publicBaseUrl}${MCP_PATH}`;
-  // Every tool is read-only (a test checks each one's annotations), so each may be kept.
-  const answers = answerCacheFor(app, ctx, MCP_TOOL_NAMES);
+  // Every tool is read-only (a test checks each one's annotations); all but check_availability are kept.
+  const answers = answerCacheFor(app, ctx, MCP_KEPT_TOOLS);
   // CORS agrees with the Origin check: a listed browser origin gets the CORS headers (preflight
   // included), any other origin none, since its POST would be refused. Outside the scope below,
   // so that a preflight is neither refused nor counted.

@@ -19,6 +19,15 @@ export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set([
   'get_article',
 ]);
 
+/**
+ * The tools whose answers the fast path may replay (src/mcp/fast-path.ts): every tool but
+ * check_availability, the call made just before a person books, whose answer says when it was
+ * computed (`checkedAt`): a replayed answer would carry the time of its first computation.
+ */
+export const MCP_KEPT_TOOLS: ReadonlySet<string> = new Set(
+  [...MCP_TOOL_NAMES].filter((name) => name !== 'check_availability'),
+);
+
 const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). The articles are also resources (stages://articles/{slug}, Markdown); stages://sessions/{id} and stages://centres/{idOrSlug} read a session or a centre as those tools do; the prompts find_course and explain_points_recovery start the two usual tasks. All data is public and read-only. Never try to book or pay: give the user the bookingUrl, where they book themselves.`;
 
 /**
