@@ -1,6 +1,6 @@
 import { DEPARTMENTS } from '../catalogue/geography.js';
+import { geography } from '../catalogue/places.js';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
-import { readReferenceData } from '../catalogue/reference-data.js';
 import { searchKey } from '../catalogue/text.js';
 
 interface Town {
@@ -18,29 +18,14 @@ function expandSaints(key: string): string {
 }
 
 /**
- * The towns of the reference geography (Etalab, Licence Ouverte): every current commune and the
- * arrondissements of Paris, Lyon and Marseille, most populous first. Loaded on first use.
+ * The towns of the reference geography (Etalab, Licence Ouverte), as `near` resolves them: every
+ * current commune and the arrondissements of Paris, Lyon and Marseille, most populous first.
+ * Built on first use from the place index.
  */
 function allTowns(): Town[] {
-  if (!towns) {
-    const communes = readReferenceData<
-      {
-        nom: string;
-        type: string;
-        departement?: string;
-        population?: number;
-      }[]
-    >('@etalab/decoupage-administratif/data/communes.json');
-    towns = communes
-      .filter((c) => (c.type === 'commune-actuelle' || c.type === 'arrondissement-municipal') && c.departement)
-      .map((c) => ({
-        name: c.nom,
-        key: searchKey(c.nom),
-        dept: c.departement as string,
-        population: c.population ?? 0,
-      }))
-      .sort((a, b) => b.population - a.population || (a.key < b.key ? -1 : 1));
-  }
+  towns ??= [...geography().byInsee.values()]
+    .map((c) => ({ name: c.name, key: searchKey(c.name), dept: c.deptCode, population: c.population }))
+    .sort((a, b) => b.population - a.population || (a.key < b.key ? -1 : 1));
   return towns;
 }
 
