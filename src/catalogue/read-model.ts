@@ -453,14 +453,7 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 
 /** Position where `entry` is, or would be inserted, in a list in session order. */
 function lowerBound(list: readonly SessionEntry[], entry: SessionEntry): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (byEntry(list[mid] as SessionEntry, entry) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(list, (e) => byEntry(e, entry) < 0);
 }
 
 // Up to this many changes, splicing into a copy (a memmove each) beats filtering and merging.
@@ -530,11 +523,19 @@ function updateGroups(
 
 /** Index of the first entry whose day1 is on or after `day` (entries are sorted by day1). */
 export function firstOnOrAfter(entries: readonly SessionEntry[], day: string): number {
+  return partitionPoint(entries, (e) => e.record.day1 < day);
+}
+
+/**
+ * In a list ordered so that `isBefore` holds for a prefix of it, the length of that prefix (the
+ * position of the first item for which it does not hold): a binary search.
+ */
+export function partitionPoint<T>(list: readonly T[], isBefore: (item: T) => boolean): number {
   let lo = 0;
-  let hi = entries.length;
+  let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((entries[mid] as SessionEntry).record.day1 < day) lo = mid + 1;
+    if (isBefore(list[mid] as T)) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -14,6 +14,7 @@ import {
   type CatalogueSnapshot,
   compareSessions,
   firstOnOrAfter,
+  partitionPoint,
   type SessionEntry,
   type SessionRecord,
 } from './read-model.js';
@@ -473,26 +474,12 @@ function walkInOrder(
 
 /** Index of the first entry whose day1 is after `day` (entries are sorted by day1). */
 function firstAfter(entries: readonly SessionEntry[], day: string): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((entries[mid] as SessionEntry).record.day1 <= day) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(entries, (e) => e.record.day1 <= day);
 }
 
 /** Index of the first entry after `key` in session order. */
 function firstPast(entries: readonly SessionEntry[], key: PageKey): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareSessions((entries[mid] as SessionEntry).record, key as unknown as SessionRecord) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(entries, (e) => compareSessions(e.record, key as unknown as SessionRecord) <= 0);
 }
 
 // Per list (lists are immutable and shared between snapshots while unchanged): how many of the
