@@ -3,59 +3,80 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { problem, problemResponse, sendProblem } from '../http/problem.js';
+import { memoizedQueryValidator } from '../http/query-validator.js';
 import { dateIn } from './clock.js';
 import type { CatalogueSnapshot } from './read-model.js';
-import { SearchQueryStringSchema, type StageList, StageListSchema } from './schemas.js';
+import { SearchQueryStringSchema, type StageList, StageListSchema, searchFields, toNotBeforeFrom } from './schemas.js';
 import { SearchArgumentError, type SearchResult, searchStages, stillValid } from './search.js';
 
-const COMMA = Buffer.from(',');
+const COMMA = 0x2c;
 
 /** The 429 response's description: the tiers as configured. */
 function rateLimitNote(config: Config): string {
   const r = config.rateLimit;
   return `Rate limit reached; retry after the number of seconds in Retry-After. Anonymous callers may make ${r.anonymous} requests per ${r.windowMs / 1000} s per IP address; callers of POST /api/mcp with a valid access token ${r.authenticated} per ${r.windowMs / 1000} s per client. Every limited response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.`;
 }
+const DATA_OPEN = '","data":[';
 
-/** A list answer in two parts around its `updatedAt`, so that a cached answer outlives changes elsewhere. */
-interface ListParts {
-  head: Buffer;
-  tail: Buffer;
+/** A list answer's bytes, and where its `updatedAt` (an ISO instant) sits in them. */
+interface ListBody {
+  bytes: Buffer;
+  isoAt: number;
+  isoLength: number;
 }
 
-function listParts(result: SearchResult, platform: string): ListParts {
-  const head = Buffer.from(
-    `{"object":"list","count":${result.entries.length},"total":${result.total},"description":${JSON.stringify(result.description)},` +
-      `"platform":${JSON.stringify(platform)},"updatedAt":"`,
-  );
-  const parts: Buffer[] = [Buffer.from('","data":[')];
+/**
+ * Serialises a search result into one buffer, copying each session's prebuilt JSON bytes once
+ * (with `near`, its distanceKm goes last, inside the session's object).
+ */
+export function listBody(result: SearchResult, platform: string, updatedAtIso: string): ListBody {
+  const head = `{"object":"list","count":${result.entries.length},"total":${result.total},"description":${JSON.stringify(result.description)},"platform":${JSON.stringify(platform)},"updatedAt":"`;
+  const tail = result.nextCursor ? `],"nextCursor":"${result.nextCursor}"}` : ']}';
+  const distances = result.distances?.map((km) => `,"distanceKm":${km}}`);
+  let size = Buffer.byteLength(head) + updatedAtIso.length + DATA_OPEN.length + tail.length;
   result.entries.forEach((e, i) => {
-    if (i > 0) parts.push(COMMA);
-    const km = result.distances?.[i];
-    // distanceKm goes last, inside the session's prebuilt object.
-    parts.push(
-      km === undefined ? e.bytes : Buffer.concat([e.bytes.subarray(0, -1), Buffer.from(`,"distanceKm":${km}}`)]),
-    );
+    const extra = distances?.[i];
+    size += e.bytes.length + (i > 0 ? 1 : 0) + (extra === undefined ? 0 : extra.length - 1);
   });
-  parts.push(Buffer.from(result.nextCursor ? `],"nextCursor":"${result.nextCursor}"}` : ']}'));
-  return { head, tail: Buffer.concat(parts) };
+  const bytes = Buffer.allocUnsafe(size);
+  let at = bytes.write(head, 0);
+  const isoAt = at;
+  at += bytes.write(updatedAtIso, at, 'latin1');
+  at += bytes.write(DATA_OPEN, at, 'latin1');
+  result.entries.forEach((e, i) => {
+    if (i > 0) bytes[at++] = COMMA;
+    const extra = distances?.[i];
+    if (extra === undefined) at += e.bytes.copy(bytes, at);
+    else {
+      at += e.bytes.copy(bytes, at, 0, e.bytes.length - 1);
+      at += bytes.write(extra, at, 'latin1');
+    }
+  });
+  bytes.write(tail, at, 'latin1');
+  return { bytes, isoAt, isoLength: updatedAtIso.length };
 }
 
-/** Serialises a search result by concatenating the sessions' prebuilt JSON bytes. */
-export function listBody(result: SearchResult, platform: string, updatedAtIso: string): Buffer {
-  const { head, tail } = listParts(result, platform);
-  return Buffer.concat([head, Buffer.from(updatedAtIso), tail]);
+/** The same answer with another `updatedAt`, in a new buffer (the old one may still be on its way out). */
+function withUpdatedAt(body: ListBody, updatedAtIso: string): ListBody {
+  const { bytes, isoAt, isoLength } = body;
+  const before = bytes.subarray(0, isoAt);
+  const after = bytes.subarray(isoAt + isoLength);
+  return {
+    bytes: Buffer.concat([before, Buffer.from(updatedAtIso, 'latin1'), after]),
+    isoAt,
+    isoLength: updatedAtIso.length,
+  };
 }
 
-interface CachedAnswer extends ListParts {
+interface CachedAnswer {
   /** The catalogue version it was computed at, and what it drew on. */
   version: number;
   scope: SearchResult['scope'];
   today: string;
   /** Weak: the same sessions and description; updatedAt may differ (RFC 9110 §8.8.1). */
   etag: string;
-  /** The whole body for `bodyIso`, assembled on first use. */
-  body?: Buffer;
-  bodyIso?: string;
+  body: ListBody;
+  bodyIso: string;
 }
 
 /**
@@ -96,6 +117,8 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/stages',
     {
+      // The same output and errors as SearchQueryStringSchema, each parameter's value parsed once.
+      validatorCompiler: memoizedQueryValidator(searchFields, SearchQueryStringSchema, toNotBeforeFrom),
       schema: {
         operationId: 'searchStages',
         summary: 'Search upcoming course sessions',
@@ -135,20 +158,32 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
             }),
           );
         }
-        const parts = listParts(result, platform);
-        const hash = createHash('sha1').update(parts.head).update(parts.tail).digest('base64url').slice(0, 22);
-        answer = { ...parts, version: snapshot.version, scope: result.scope, today, etag: `W/"${hash}"` };
+        const body = listBody(result, platform, snapshot.updatedAtIso);
+        const { bytes, isoAt, isoLength } = body;
+        const hash = createHash('sha1')
+          .update(bytes.subarray(0, isoAt))
+          .update(bytes.subarray(isoAt + isoLength))
+          .digest('base64url')
+          .slice(0, 22);
+        answer = {
+          version: snapshot.version,
+          scope: result.scope,
+          today,
+          etag: `W/"${hash}"`,
+          body,
+          bodyIso: snapshot.updatedAtIso,
+        };
         cache.set(queryString, answer);
       }
       reply.header('cache-control', 'no-cache').header('etag', answer.etag);
       if (noneMatch(request.headers['if-none-match'], answer.etag)) return reply.code(304).send(null);
-      if (answer.bodyIso !== snapshot.updatedAtIso || !answer.body) {
-        answer.body = Buffer.concat([answer.head, Buffer.from(snapshot.updatedAtIso), answer.tail]);
+      if (answer.bodyIso !== snapshot.updatedAtIso) {
+        answer.body = withUpdatedAt(answer.body, snapshot.updatedAtIso);
         answer.bodyIso = snapshot.updatedAtIso;
       }
       // The body is already JSON (checked against StageListSchema in the tests): Fastify sends
       // bytes as they are, skipping the per-request serialiser.
-      return reply.type('application/json; charset=utf-8').send(answer.body as unknown as StageList);
+      return reply.type('application/json; charset=utf-8').send(answer.body.bytes as unknown as StageList);
     },
   );
 };

@@ -127,8 +127,12 @@ export const searchFields = {
 };
 
 /** A rule JSON Schema cannot state (it compares two fields): said in `to`'s description. */
+export function toNotBeforeFrom(q: { from?: unknown; to?: unknown }): boolean {
+  return !(typeof q.from === 'string' && typeof q.to === 'string' && q.from && q.to && q.to < q.from);
+}
+
 function toBeforeFrom(q: { from?: string | undefined; to?: string | undefined }, ctx: z.RefinementCtx) {
-  if (q.from && q.to && q.to < q.from) {
+  if (!toNotBeforeFrom(q)) {
     ctx.addIssue({ code: 'custom', path: ['to'], message: `to (${q.to}) must not be before from (${q.from})` });
   }
 }
