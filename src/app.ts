@@ -22,7 +22,7 @@ import { registerLifecycle } from './http/lifecycle.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { registerRequestLog } from './http/request-log.js';
-import { registerSecurityHeaders } from './http/security-headers.js';
+import { registerResponseHeaders } from './http/security-headers.js';
 import { registerMcp } from './mcp/plugin.js';
 import { MCP_TOOL_NAMES } from './mcp/server.js';
 import { registerServerCard } from './mcp/server-card.js';
@@ -89,10 +89,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   registerLifecycle(app);
   registerRequestLog(app, config.logSampleReads);
   registerMetrics(app, config.metrics !== undefined, MCP_TOOL_NAMES);
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  registerSecurityHeaders(app, config.publicBaseUrl);
+  registerResponseHeaders(app, config.publicBaseUrl);
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],

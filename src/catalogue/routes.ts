@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../config.js';
+import { ByteSlab } from '../http/byte-slab.js';
 import { problem, problemResponse, sendProblem } from '../http/problem.js';
 import { memoizedQueryValidator } from '../http/query-validator.js';
 import { dateIn } from './clock.js';
@@ -18,12 +19,16 @@ function rateLimitNote(config: Config): string {
 }
 const DATA_OPEN = '","data":[';
 
-/** A list answer's bytes, and where its `updatedAt` (an ISO instant) sits in them. */
+/** A list answer's bytes, where its `updatedAt` (an ISO instant) sits in them, and its weak ETag. */
 interface ListBody {
   bytes: Buffer;
   isoAt: number;
   isoLength: number;
+  /** Of the bytes with `updatedAt` blanked: the same sessions and description (RFC 9110 §8.8.1). */
+  etag: string;
 }
+
+const slab = new ByteSlab();
 
 /**
  * Serialises a search result into one buffer, copying each session's prebuilt JSON bytes once
@@ -38,22 +43,31 @@ export function listBody(result: SearchResult, platform: string, updatedAtIso: s
     const extra = distances?.[i];
     size += e.bytes.length + (i > 0 ? 1 : 0) + (extra === undefined ? 0 : extra.length - 1);
   });
-  const bytes = Buffer.allocUnsafe(size);
+  const bytes = slab.take(size);
   let at = bytes.write(head, 0);
   const isoAt = at;
-  at += bytes.write(updatedAtIso, at, 'latin1');
+  // Blank while the ETag is computed, then the instant itself.
+  bytes.fill(0x30, at, at + updatedAtIso.length);
+  at += updatedAtIso.length;
   at += bytes.write(DATA_OPEN, at, 'latin1');
   result.entries.forEach((e, i) => {
     if (i > 0) bytes[at++] = COMMA;
     const extra = distances?.[i];
-    if (extra === undefined) at += e.bytes.copy(bytes, at);
-    else {
-      at += e.bytes.copy(bytes, at, 0, e.bytes.length - 1);
+    if (extra === undefined) {
+      bytes.set(e.bytes, at);
+      at += e.bytes.length;
+    } else {
+      bytes.set(e.bytes.subarray(0, -1), at);
+      at += e.bytes.length - 1;
       at += bytes.write(extra, at, 'latin1');
     }
   });
-  bytes.write(tail, at, 'latin1');
-  return { bytes, isoAt, isoLength: updatedAtIso.length };
+  at += bytes.write(tail, at, 'latin1');
+  // Every byte of a slab's slice must be written: it may hold an earlier answer.
+  if (at !== size) throw new Error(`list answer of ${at} bytes where ${size} were counted`);
+  const etag = `W/"${hash('sha1', bytes, 'base64url').slice(0, 22)}"`;
+  bytes.write(updatedAtIso, isoAt, 'latin1');
+  return { bytes, isoAt, isoLength: updatedAtIso.length, etag };
 }
 
 /** The same answer with another `updatedAt`, in a new buffer (the old one may still be on its way out). */
@@ -65,6 +79,7 @@ function withUpdatedAt(body: ListBody, updatedAtIso: string): ListBody {
     bytes: Buffer.concat([before, Buffer.from(updatedAtIso, 'latin1'), after]),
     isoAt,
     isoLength: updatedAtIso.length,
+    etag: body.etag,
   };
 }
 
@@ -73,8 +88,6 @@ interface CachedAnswer {
   version: number;
   scope: SearchResult['scope'];
   today: string;
-  /** Weak: the same sessions and description; updatedAt may differ (RFC 9110 §8.8.1). */
-  etag: string;
   body: ListBody;
   bodyIso: string;
 }
@@ -158,25 +171,17 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
             }),
           );
         }
-        const body = listBody(result, platform, snapshot.updatedAtIso);
-        const { bytes, isoAt, isoLength } = body;
-        const hash = createHash('sha1')
-          .update(bytes.subarray(0, isoAt))
-          .update(bytes.subarray(isoAt + isoLength))
-          .digest('base64url')
-          .slice(0, 22);
         answer = {
           version: snapshot.version,
           scope: result.scope,
           today,
-          etag: `W/"${hash}"`,
-          body,
+          body: listBody(result, platform, snapshot.updatedAtIso),
           bodyIso: snapshot.updatedAtIso,
         };
         cache.set(queryString, answer);
       }
-      reply.header('cache-control', 'no-cache').header('etag', answer.etag);
-      if (noneMatch(request.headers['if-none-match'], answer.etag)) return reply.code(304).send(null);
+      reply.header('cache-control', 'no-cache').header('etag', answer.body.etag);
+      if (noneMatch(request.headers['if-none-match'], answer.body.etag)) return reply.code(304).send(null);
       if (answer.bodyIso !== snapshot.updatedAtIso) {
         answer.body = withUpdatedAt(answer.body, snapshot.updatedAtIso);
         answer.bodyIso = snapshot.updatedAtIso;

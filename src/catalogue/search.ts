@@ -354,6 +354,8 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
     const top: { e: SessionEntry; m: number }[] = [];
     const before = (a: { e: SessionEntry; m: number }, b: { e: SessionEntry; m: number }) =>
       compare(a.e.record, a.m, b.e.record, b.m) < 0;
+    const byPrice = sort === 'price';
+    let ceiling = 0x7fffffff;
     lists.forEach((list, k) => {
       const c = columnsOf(list);
       const head = list[0];
@@ -366,8 +368,10 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
           ((c.weekdays[i] as number) & mask) === 0
         )
           continue;
-        const e = list[i] as SessionEntry;
         if (!counted) total++;
+        // By price, a dearer session than the page's last (or the cursor's) is out without a closer look.
+        if (byPrice && (c.price[i] as number) > ceiling) continue;
+        const e = list[i] as SessionEntry;
         if (after && compare(e.record, m, after, after.metres) <= 0) continue;
         const last = top[limit];
         if (last && compare(e.record, m, last.e.record, last.m) >= 0) {
@@ -385,6 +389,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
         }
         top.splice(lo, 0, x);
         if (top.length > limit + 1) top.pop();
+        if (top.length === limit + 1) ceiling = (top[limit] as (typeof top)[number]).e.record.priceCents;
       }
     });
     page = top.map((x) => x.e);

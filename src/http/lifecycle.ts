@@ -13,8 +13,9 @@ export interface Lifecycle {
 }
 
 /**
- * The draining flag, and the header that makes every keep-alive client reconnect (to another
- * instance) after its current answer instead of having its socket reset under it.
+ * The draining flag. While it is up, every answer says `Connection: close` (set with the other
+ * headers of every response, http/security-headers.ts), so that each keep-alive client reconnects
+ * (to another instance) after its current answer instead of having its socket reset under it.
  */
 export function registerLifecycle(app: FastifyInstance): void {
   let draining = false;
@@ -25,9 +26,6 @@ export function registerLifecycle(app: FastifyInstance): void {
     startDraining() {
       draining = true;
     },
-  });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (draining) reply.header('connection', 'close');
   });
 }
 

@@ -7,13 +7,19 @@ export const HTML_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
- * Headers every response carries. This is a JSON API: nothing it serves should run as a page,
- * be framed or sniffed. Set once per response from a prebuilt table.
+ * Headers every response carries, set in one hook as each request arrives: the security headers
+ * (this is a JSON API: nothing it serves should run as a page, be framed or sniffed), from a
+ * prebuilt table; the request id; and, while the instance drains (http/lifecycle.ts),
+ * `Connection: close`. Requests the router refuses get the same by hand (http/client-errors.ts).
+ * Needs registerLifecycle first.
  */
-export function registerSecurityHeaders(app: FastifyInstance, publicBaseUrl: string): void {
+export function registerResponseHeaders(app: FastifyInstance, publicBaseUrl: string): void {
   const headers = securityHeaders(publicBaseUrl);
-  app.addHook('onRequest', (_request, reply, done) => {
+  const lifecycle = app.lifecycle;
+  app.addHook('onRequest', (request, reply, done) => {
     reply.headers(headers);
+    reply.header('x-request-id', request.id);
+    if (lifecycle.draining) reply.header('connection', 'close');
     done();
   });
   // HTML pages (the site) need their own stylesheet; nothing else: no scripts, no other origin.
