@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { DEPARTMENTS, departmentByCode } from './geography.js';
 import {
   type CityMatcher,
@@ -124,7 +124,7 @@ function fingerprint(query: SearchQuery, origin: Origin | undefined, radius: num
     query.days?.join('') ?? '',
     sort,
   ];
-  return createHash('sha1').update(JSON.stringify(filters)).digest('base64url').slice(0, 12);
+  return hash('sha1', JSON.stringify(filters), 'base64url').slice(0, 12);
 }
 
 function encodeCursor(print: string, k: PageKey): string {
@@ -275,17 +275,17 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
     throw new SearchArgumentError('sort', 'distance needs near (the place to measure from), e.g. near=Villeurbanne');
   }
   const radius = query.radiusKm ?? RADIUS_DEFAULT_KM;
-  const print = fingerprint(query, origin, radius, sort);
-  const after = query.cursor ? decodeCursor(query.cursor, print) : undefined;
+  // Needed only to read a cursor or to write one.
+  let print: string | undefined;
+  const printOf = () => {
+    print ??= fingerprint(query, origin, radius, sort);
+    return print;
+  };
+  const after = query.cursor ? decodeCursor(query.cursor, printOf()) : undefined;
   const city: CityMatcher | undefined = query.city ? cityMatcher(query.city) : undefined;
   const regionNeedle = query.region ? searchKey(query.region) : undefined;
   // Compare in cents: 229.99 € must admit a price of 22999 cents, whatever the float says.
   const maxCents = query.maxPrice === undefined ? undefined : Math.floor(query.maxPrice * 100 + 1e-6);
-  const days = query.days ? new Set(query.days) : undefined;
-  const keep = (r: SessionRecord) =>
-    (query.includeUnavailable || r.spotsAvailable > 0) &&
-    (maxCents === undefined || r.priceCents <= maxCents) &&
-    (days === undefined || days.has(weekdayOf(r.day1)) || days.has(weekdayOf(r.day2)));
 
   // Which lists to walk, in session order.
   let lists: (readonly SessionEntry[])[];
@@ -315,7 +315,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   const ends = lists.map((list) => (query.to === undefined ? list.length : firstAfter(list, query.to)));
   // With no filter but places left, the count comes from each list's running count of sessions
   // with places: no walk at all.
-  const counted = maxCents === undefined && days === undefined;
+  const counted = maxCents === undefined && query.days === undefined;
   let total = 0;
   if (counted) {
     lists.forEach((list, k) => {
@@ -324,7 +324,6 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
       if (hi > lo) total += query.includeUnavailable ? hi - lo : withPlaces(list, hi) - withPlaces(list, lo);
     });
   }
-  const matches = (e: SessionEntry) => keep(e.record);
   const minSpots = query.includeUnavailable ? -0x80000000 : 1;
   const max = maxCents ?? 0x7fffffff;
   const mask = query.days ? query.days.reduce((m, w) => m | (1 << w), 0) : 0x7f;
@@ -345,8 +344,15 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
     }
     // In order already: merge from the cursor until limit + 1 (one more says a next page exists).
     const firsts = after ? lists.map((list, k) => Math.max(starts[k] as number, firstPast(list, after))) : starts;
-    walkInOrder(lists, firsts, ends, (e) => {
-      if (matches(e)) page.push(e);
+    const columns = lists.map(columnsOf);
+    walkInOrder(lists, firsts, ends, (k, i) => {
+      const c = columns[k] as Columns;
+      if (
+        (c.spots[i] as number) >= minSpots &&
+        (c.price[i] as number) <= max &&
+        ((c.weekdays[i] as number) & mask) !== 0
+      )
+        page.push((lists[k] as readonly SessionEntry[])[i] as SessionEntry);
       return page.length <= limit;
     });
   } else {
@@ -399,7 +405,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   const last = page[page.length - 1];
   const nextCursor =
     more && last
-      ? encodeCursor(print, {
+      ? encodeCursor(printOf(), {
           day1: last.record.day1,
           startTime: last.record.startTime,
           priceCents: last.record.priceCents,
@@ -429,22 +435,21 @@ export function stillValid(snapshot: CatalogueSnapshot, version: number, scope: 
 }
 
 /**
- * Visits, in session order, the sessions of the lists between their `starts` and `ends` until
- * `visit` returns false: a k-way merge over a binary heap of list cursors (one list is walked
- * directly).
+ * Visits, in session order, the sessions of the lists between their `starts` and `ends` (as list
+ * k, position i) until `visit` returns false: a k-way merge over a binary heap of list cursors
+ * (one list is walked directly).
  */
 function walkInOrder(
   lists: readonly (readonly SessionEntry[])[],
   starts: readonly number[],
   ends: readonly number[],
-  visit: (e: SessionEntry) => boolean,
+  visit: (k: number, i: number) => boolean,
 ): void {
   if (lists.length === 1) {
-    const list = lists[0] as readonly SessionEntry[];
-    for (let i = starts[0] as number, hi = ends[0] as number; i < hi; i++) if (!visit(list[i] as SessionEntry)) return;
+    for (let i = starts[0] as number, hi = ends[0] as number; i < hi; i++) if (!visit(0, i)) return;
     return;
   }
-  const heap: { list: readonly SessionEntry[]; at: number; end: number }[] = [];
+  const heap: { list: readonly SessionEntry[]; k: number; at: number; end: number }[] = [];
   const less = (a: (typeof heap)[number], b: (typeof heap)[number]) =>
     compareSessions((a.list[a.at] as SessionEntry).record, (b.list[b.at] as SessionEntry).record) < 0;
   const siftDown = (i: number) => {
@@ -462,12 +467,12 @@ function walkInOrder(
   lists.forEach((list, k) => {
     const at = starts[k] as number;
     const end = ends[k] as number;
-    if (at < end) heap.push({ list, at, end });
+    if (at < end) heap.push({ list, k, at, end });
   });
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
   while (heap.length > 0) {
     const top = heap[0] as (typeof heap)[number];
-    if (!visit(top.list[top.at] as SessionEntry)) return;
+    if (!visit(top.k, top.at)) return;
     top.at++;
     if (top.at >= top.end) {
       const last = heap.pop() as (typeof heap)[number];

@@ -3,6 +3,10 @@ import type { Catalogue } from '../catalogue/catalogue.js';
 import { type Clock, dateIn } from '../catalogue/clock.js';
 import { METROPOLITAN_TIME_ZONE } from '../catalogue/geography.js';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
+import { ByteSlab } from '../http/byte-slab.js';
+
+// Each answer is its kept bytes with the caller's id: cut from a slab rather than allocated apart.
+const slab = new ByteSlab();
 
 /**
  * The MCP fast path: answers of the hot read methods (`tools/list`, `tools/call` of the read-only
@@ -127,12 +131,13 @@ export class McpAnswerCache {
     // Most recently used last: the first entry of the map is the one to evict.
     this.#entries.delete(candidate.key);
     this.#entries.set(candidate.key, entry);
-    const id = Buffer.from(JSON.stringify(candidate.id));
-    return {
-      status: entry.status,
-      headers: entry.headers,
-      body: Buffer.concat([entry.prefix, id, entry.suffix], entry.prefix.length + id.length + entry.suffix.length),
-    };
+    const id = JSON.stringify(candidate.id);
+    const idLength = Buffer.byteLength(id);
+    const body = slab.take(entry.prefix.length + idLength + entry.suffix.length);
+    body.set(entry.prefix, 0);
+    body.write(id, entry.prefix.length);
+    body.set(entry.suffix, entry.prefix.length + idLength);
+    return { status: entry.status, headers: entry.headers, body };
   }
 
   /** The `store` of this candidate, for the code that sends the SDK's answer. */
