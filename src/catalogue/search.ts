@@ -175,6 +175,56 @@ function comparator(sort: Sort): (a: SessionRecord, am: number, b: PageKey | Ses
 interface PickedCentres {
   centres: readonly CentreSessions[];
   metres: ReadonlyMap<string, number>;
+  /** Many centres: their departments' lists, walked keeping only theirs (see departmentWalk). */
+  walk?: DepartmentWalk | null;
+  /** The centres nearest first (with near), for a search in distance order. */
+  nearestFirst?: readonly CentreSessions[];
+}
+
+interface DepartmentWalk {
+  lists: (readonly SessionEntry[])[];
+  /** By centre index (centreIndex): 1 for the picked centres. */
+  mask: Uint8Array;
+}
+
+// A small number for each centre id ever seen, for masks over typed columns; ids of deleted
+// centres keep theirs (a few bytes each).
+const centreIndexes = new Map<string, number>();
+function centreIndex(id: string): number {
+  let i = centreIndexes.get(id);
+  if (i === undefined) {
+    i = centreIndexes.size;
+    centreIndexes.set(id, i);
+  }
+  return i;
+}
+
+// Past this many centres, merging their lists one by one costs more than walking their
+// departments' lists (already in order) and skipping the other centres' sessions…
+const WALK_DEPARTMENTS_FROM = 16;
+// …as long as those departments do not hold many more sessions than the centres themselves.
+const DEPARTMENT_SESSIONS_PER_PICKED = 6;
+
+/**
+ * For a date-ordered search over many centres (a wide radius, a common name): their departments'
+ * lists and a mask of the centres, or null when merging the centres' own lists is cheaper.
+ */
+function departmentWalk(snapshot: CatalogueSnapshot, picked: PickedCentres): DepartmentWalk | null {
+  if (picked.walk !== undefined) return picked.walk;
+  let walk: DepartmentWalk | null = null;
+  if (picked.centres.length > WALK_DEPARTMENTS_FROM) {
+    const depts = [...new Set(picked.centres.map((c) => c.deptCode))];
+    const lists = depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
+    const own = picked.centres.reduce((n, c) => n + c.sessions.length, 0);
+    if (lists.reduce((n, l) => n + l.length, 0) <= DEPARTMENT_SESSIONS_PER_PICKED * own) {
+      const indexes = picked.centres.map((c) => centreIndex(c.id));
+      const mask = new Uint8Array(Math.max(...indexes) + 1);
+      for (const i of indexes) mask[i] = 1;
+      walk = { lists, mask };
+    }
+  }
+  picked.walk = walk;
+  return walk;
 }
 
 // Per snapshot, the centres each place filter picked: towns and places recur across queries that
@@ -232,6 +282,8 @@ interface Columns {
   spots: Int32Array;
   /** Bit w set when the session is held on weekday w (first or second day). */
   weekdays: Uint8Array;
+  /** The centre's index (centreIndex). */
+  centre: Int32Array;
 }
 const listColumns = new WeakMap<readonly SessionEntry[], Columns>();
 
@@ -242,12 +294,14 @@ function columnsOf(list: readonly SessionEntry[]): Columns {
       price: new Int32Array(list.length),
       spots: new Int32Array(list.length),
       weekdays: new Uint8Array(list.length),
+      centre: new Int32Array(list.length),
     };
     for (let i = 0; i < list.length; i++) {
       const r = (list[i] as SessionEntry).record;
       c.price[i] = r.priceCents;
       c.spots[i] = r.spotsAvailable;
       c.weekdays[i] = (1 << weekdayOf(r.day1)) | (1 << weekdayOf(r.day2));
+      c.centre[i] = centreIndex(r.centreId);
     }
     listColumns.set(list, c);
   }
@@ -290,7 +344,9 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   // Which lists to walk, in session order.
   let lists: (readonly SessionEntry[])[];
   let scope: SearchScope;
-  const metresByCentre = origin ? new Map<string, number>() : undefined;
+  let metresByCentre: ReadonlyMap<string, number> | undefined;
+  // Set when the lists are departments' and only some centres' sessions count.
+  let centreMask: Uint8Array | undefined;
   if (regionNeedle !== undefined && city === undefined && query.dept === undefined && !origin) {
     // A region is a set of departments: merge their lists (at most 13) rather than its centres'.
     const depts = DEPARTMENT_REGION_KEYS.filter(([, key]) => key.includes(regionNeedle)).map(([code]) => code);
@@ -299,9 +355,20 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   } else if (city !== undefined || regionNeedle !== undefined || origin) {
     const picked = pickCentres(snapshot, query.dept, city, regionNeedle, origin, radius);
     const candidates = picked.centres;
-    if (metresByCentre) for (const [id, m] of picked.metres) metresByCentre.set(id, m);
-    // Every match is counted: merging the candidates' lists beats walking the whole pool, however many.
-    lists = candidates.map((c) => c.sessions);
+    if (origin) metresByCentre = picked.metres;
+    // Every match is counted: merging the candidates' lists beats walking the whole pool, however
+    // many; in date order, many centres' departments' lists with a mask beat both.
+    const walk = sort === 'date' ? departmentWalk(snapshot, picked) : null;
+    if (walk) {
+      lists = walk.lists;
+      centreMask = walk.mask;
+    } else if (sort === 'distance') {
+      // Nearest centres first: once a page is full, farther centres cannot enter it.
+      picked.nearestFirst ??= [...candidates].sort(
+        (a, b) => (picked.metres.get(a.id) as number) - (picked.metres.get(b.id) as number),
+      );
+      lists = picked.nearestFirst.map((c) => c.sessions);
+    } else lists = candidates.map((c) => c.sessions);
     scope = { depts: query.dept ? [query.dept] : [...new Set(candidates.map((c) => c.deptCode))], centres: true };
   } else {
     lists = [query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions];
@@ -315,7 +382,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   const ends = lists.map((list) => (query.to === undefined ? list.length : firstAfter(list, query.to)));
   // With no filter but places left, the count comes from each list's running count of sessions
   // with places: no walk at all.
-  const counted = maxCents === undefined && query.days === undefined;
+  const counted = centreMask === undefined && maxCents === undefined && query.days === undefined;
   let total = 0;
   if (counted) {
     lists.forEach((list, k) => {
@@ -330,14 +397,15 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   let page: SessionEntry[] = [];
   if (sort === 'date') {
     if (!counted) {
-      // Only prices, places and days to check: over typed arrays.
+      // Only centres, prices, places and days to check: over typed arrays.
       lists.forEach((list, k) => {
         const c = columnsOf(list);
         for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++)
           if (
             (c.spots[i] as number) >= minSpots &&
             (c.price[i] as number) <= max &&
-            ((c.weekdays[i] as number) & mask) !== 0
+            ((c.weekdays[i] as number) & mask) !== 0 &&
+            (centreMask === undefined || centreMask[c.centre[i] as number] === 1)
           )
             total++;
       });
@@ -350,7 +418,8 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
       if (
         (c.spots[i] as number) >= minSpots &&
         (c.price[i] as number) <= max &&
-        ((c.weekdays[i] as number) & mask) !== 0
+        ((c.weekdays[i] as number) & mask) !== 0 &&
+        (centreMask === undefined || centreMask[c.centre[i] as number] === 1)
       )
         page.push((lists[k] as readonly SessionEntry[])[i] as SessionEntry);
       return page.length <= limit;
@@ -362,11 +431,15 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
       compare(a.e.record, a.m, b.e.record, b.m) < 0;
     const byPrice = sort === 'price';
     let ceiling = 0x7fffffff;
-    lists.forEach((list, k) => {
+    for (let k = 0; k < lists.length; k++) {
+      const list = lists[k] as readonly SessionEntry[];
       const c = columnsOf(list);
       const head = list[0];
       // With near, each list is one centre's: one distance for all its sessions.
       const m = head ? metresOf(head) : 0;
+      // Nearest centres first and nothing left to count: a full page ends the search at the first
+      // centre farther than its last session's.
+      if (sort === 'distance' && counted && top.length > limit && m > (top[limit] as (typeof top)[number]).m) break;
       for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++) {
         if (
           (c.spots[i] as number) < minSpots ||
@@ -397,7 +470,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
         if (top.length > limit + 1) top.pop();
         if (top.length === limit + 1) ceiling = (top[limit] as (typeof top)[number]).e.record.priceCents;
       }
-    });
+    }
     page = top.map((x) => x.e);
   }
   const more = page.length > query.limit;
