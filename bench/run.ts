@@ -4,7 +4,9 @@
  * latency and the ratio service/bare for each scenario; then the same service with rate
  * limiting on (budgets too large to reach), and the ratio limiter on/off. Not part of `npm test`.
  *
- * Options (environment): BENCH_DURATION seconds per run (default 10), BENCH_CONNECTIONS (default 50),
+ * Options (environment): BENCH_DURATION seconds per run (default 10), BENCH_ROUNDS how many times each
+ * scenario runs against each server, interleaved, the figures printed being medians (default 1),
+ * BENCH_CONNECTIONS (default 50),
  * BENCH_ONLY a substring of scenario names to run, BENCH_PORT the first of three ports to use (default:
  * random ports), BENCH_DATA_DIR the data directory (default .bench-data).
  */
@@ -17,6 +19,7 @@ import { SCENARIOS, type Scenario } from './scenarios.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const ONLY = process.env.BENCH_ONLY;
 const DATA_DIR = process.env.BENCH_DATA_DIR ?? '.bench-data';
 // PGlite serves one process per data directory: the second service gets its own.
@@ -132,7 +135,9 @@ async function main() {
     }
     const bare = await startBare(bodies);
     try {
-      console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections, autocannon, Node ${process.version}\n`);
+      console.log(
+        `\n${DURATION} s per run, ${ROUNDS} round${ROUNDS > 1 ? 's (medians)' : ''}, ${CONNECTIONS} connections, autocannon, Node ${process.version}\n`,
+      );
       console.log(
         'scenario'.padEnd(34),
         'bytes'.padStart(7),
@@ -146,9 +151,30 @@ async function main() {
         'on/off'.padStart(7),
       );
       for (const s of scenarios) {
-        const svc = await load(port, s);
-        const ref = await load(bare.port, s);
-        const lim = await load(port + 1, s);
+        // Rounds interleaved (service, bare, limited, then again), so that a slow spell of the
+        // shared machine falls on all three; each figure is the median of its rounds.
+        const runs: { svc: Result; ref: Result; lim: Result }[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          runs.push({ svc: await load(port, s), ref: await load(bare.port, s), lim: await load(port + 1, s) });
+        }
+        const median = (pick: (r: (typeof runs)[number]) => number) => {
+          const xs = runs.map(pick).sort((a, b) => a - b);
+          return xs.length % 2
+            ? (xs[xs.length >> 1] as number)
+            : ((xs[xs.length / 2 - 1] as number) + (xs[xs.length / 2] as number)) / 2;
+        };
+        const svc = {
+          rps: median((r) => r.svc.rps),
+          p99: median((r) => r.svc.p99),
+          non2xx: median((r) => r.svc.non2xx),
+        };
+        const ref = {
+          rps: median((r) => r.ref.rps),
+          p99: median((r) => r.ref.p99),
+          non2xx: median((r) => r.ref.non2xx),
+        };
+        const lim = { rps: median((r) => r.lim.rps), non2xx: median((r) => r.lim.non2xx) };
+        const ratios = runs.map((r) => r.svc.rps / r.ref.rps).sort((a, b) => a - b);
         if (svc.non2xx || ref.non2xx || lim.non2xx) {
           console.log(`  (non-2xx answers: service ${svc.non2xx}, bare ${ref.non2xx}, limiter on ${lim.non2xx})`);
         }
@@ -165,10 +191,15 @@ async function main() {
           String(svc.p99).padStart(7),
           ref.rps.toFixed(0).padStart(11),
           String(ref.p99).padStart(7),
-          (svc.rps / ref.rps).toFixed(2).padStart(6),
+          median((r) => r.svc.rps / r.ref.rps)
+            .toFixed(2)
+            .padStart(6),
           '│',
           lim.rps.toFixed(0).padStart(10),
-          (lim.rps / svc.rps).toFixed(2).padStart(7),
+          median((r) => r.lim.rps / r.svc.rps)
+            .toFixed(2)
+            .padStart(7),
+          ROUNDS > 1 ? `   ratios ${ratios.map((x) => x.toFixed(2)).join(' ')}` : '',
         );
       }
     } finally {

@@ -6,6 +6,13 @@ declare module 'fastify' {
     /** false: the URL carries a secret (a private link), so the line shows the route pattern instead. */
     logUrl?: boolean;
   }
+  interface FastifyRequest {
+    /**
+     * Set by a route whose POST was answered as a successful read (an MCP call replayed by the
+     * fast path): its line is sampled like a GET's.
+     */
+    answeredAsRead: boolean;
+  }
 }
 
 // A reservation's private link is a secret: whatever route a URL holding one reached (a 404, a
@@ -21,10 +28,12 @@ const MAX_LOGGED_URL = 512;
  * reads — the bulk of the traffic — are sampled at `readSampleRate` (1 logs them all).
  */
 export function registerRequestLog(app: FastifyInstance, readSampleRate: number): void {
+  app.decorateRequest('answeredAsRead', false);
   if (['silent', 'fatal', 'error', 'warn'].includes(app.log.level)) return;
   app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
-    const read = request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS';
+    const read =
+      request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS' || request.answeredAsRead;
     if (status < 400 && read && (readSampleRate <= 0 || Math.random() >= readSampleRate)) return done();
     const identity = (request as { identity?: Identity }).identity;
     const url =

@@ -201,7 +201,11 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
       // The fast path (src/mcp/fast-path.ts): a successful read answer kept for this content.
       const fast = answers?.candidate(parsedBody, request.headers);
       const kept = fast && answers?.lookup(fast);
-      if (kept) return reply.code(kept.status).headers(kept.headers).send(kept.body);
+      if (kept) {
+        // Only successful answers of read-only calls are kept: logged as reads are (sampled).
+        request.answeredAsRead = true;
+        return reply.code(kept.status).headers(kept.headers).send(kept.body);
+      }
       const keep = fast && answers?.keeper(fast);
 
       const headers = new Headers();

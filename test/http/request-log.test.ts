@@ -55,6 +55,38 @@ describe('request logs', () => {
     expect(logged[0]).toMatchObject({ statusCode: 200, sampled: 1 });
   });
 
+  it('log every MCP call the SDK answers, and sample those the fast path replays, as reads', async () => {
+    const t = await appWithLog({ LOG_SAMPLE_READS: '0' });
+    opened = t;
+    const call = (id: number) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/mcp',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'mcp-protocol-version': '2025-11-25',
+        },
+        payload: {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'search_stages', arguments: { dept: '69' } },
+        },
+      });
+    for (let id = 1; id <= 4; id++) expect((await call(id)).json().result.isError).toBeFalsy();
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/api/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2025-11-25' },
+      payload: { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'book_stage', arguments: {} } },
+    });
+    expect(unknown.json().error ?? unknown.json().result?.isError).toBeTruthy();
+    // The first call (answered by the SDK) and the refused one; the three replays are sampled out.
+    const logged = t.requestLines().filter((l) => l.url === '/api/mcp');
+    expect(logged).toHaveLength(2);
+  });
+
   it('cut a hostile URL short instead of copying it into the log', async () => {
     const t = await appWithLog({ LOG_SAMPLE_READS: '0' });
     opened = t;
