@@ -1,5 +1,5 @@
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { adminRoutes } from './admin/routes.js';
 import { ArticleLibrary } from './articles/articles.js';
@@ -52,6 +52,14 @@ function trustProxySetting(setting: number | string[]): string[] | ((address: st
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }
 
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+// Fastify types its factories as Ajv's and fast-json-stringify's; it only calls them for a
+// compiler of the same shape as zod's (route schema in, validate or serialise function out).
+const ZOD_COMPILERS = {
+  buildValidator: () => validatorCompiler,
+  buildSerializer: () => serializerCompiler,
+} as unknown as CompilersFactory;
+
 /** Builds the service without listening: tests use `inject`, server.ts calls `listen`. */
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const htmlErrorPage = config.site
@@ -74,6 +82,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ...(config.trustProxy === undefined ? {} : { trustProxy: trustProxySetting(config.trustProxy) }),
     // Ignore a trailing slash and duplicate slashes rather than answering 404.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
+    // Every schema is zod's: Fastify's default compilers (Ajv, fast-json-stringify) are never
+    // loaded, about 0.2 s of every start.
+    schemaController: { compilersFactory: ZOD_COMPILERS },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -88,7 +99,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   registerLifecycle(app);
   registerRequestLog(app, config.logSampleReads);
-  registerMetrics(app, config.metrics !== undefined, MCP_TOOL_NAMES);
+  await registerMetrics(app, config.metrics !== undefined, MCP_TOOL_NAMES);
   registerResponseHeaders(app, config.publicBaseUrl);
   await app.register(cors, {
     origin: '*',

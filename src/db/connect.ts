@@ -1,12 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import * as schema from './schema.js';
 
@@ -90,6 +88,12 @@ async function openPglite(dataDir: string, existing?: PGlite): Promise<Database>
 }
 
 async function openPostgres(url: string): Promise<Database> {
+  // Loaded only for PostgreSQL: the embedded default starts without them.
+  const [{ default: pg }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all([
+    import('pg'),
+    import('drizzle-orm/node-postgres'),
+    import('drizzle-orm/node-postgres/migrator'),
+  ]);
   // query_timeout: a server that hangs (stopped, connection still open) must fail a request in
   // seconds, not hold it forever; the error maps to 503 (src/db/unavailable.ts).
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, query_timeout: 5000 });

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,11 +16,17 @@ const UNMATCHED = 'unmatched';
  * Prometheus metrics (prom-client). Registered only when metrics are on; served by a listener
  * of their own (startMetricsServer), never on the public port.
  */
-export function registerMetrics(app: FastifyInstance, enabled: boolean, knownTools: ReadonlySet<string>): void {
+export async function registerMetrics(
+  app: FastifyInstance,
+  enabled: boolean,
+  knownTools: ReadonlySet<string>,
+): Promise<void> {
   if (!enabled) {
     app.decorate('metrics', undefined);
     return;
   }
+  // Loaded only when metrics are on.
+  const { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } = await import('prom-client');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -57,15 +63,22 @@ export function registerMetrics(app: FastifyInstance, enabled: boolean, knownToo
 
   // Read at scrape time (prom-client calls `collect`), so that nothing on the request path pays for them.
   const snapshot = () => app.catalogue.snapshot;
-  gauge(registry, 'catalogue_version', 'Version of the served read model.', (g) => g.set(snapshot().version));
-  gauge(registry, 'catalogue_sessions', 'Sessions in the served read model, past ones included.', (g) =>
+  gauge(Gauge, registry, 'catalogue_version', 'Version of the served read model.', (g) => g.set(snapshot().version));
+  gauge(Gauge, registry, 'catalogue_sessions', 'Sessions in the served read model, past ones included.', (g) =>
     g.set(snapshot().sessions.length),
   );
-  gauge(registry, 'catalogue_centres', 'Centres in the served read model.', (g) => g.set(snapshot().centreCount));
-  gauge(registry, 'catalogue_updated_timestamp_seconds', "Time of the catalogue's last change (Unix seconds).", (g) =>
-    g.set(snapshot().updatedAt.getTime() / 1000),
+  gauge(Gauge, registry, 'catalogue_centres', 'Centres in the served read model.', (g) =>
+    g.set(snapshot().centreCount),
   );
   gauge(
+    Gauge,
+    registry,
+    'catalogue_updated_timestamp_seconds',
+    "Time of the catalogue's last change (Unix seconds).",
+    (g) => g.set(snapshot().updatedAt.getTime() / 1000),
+  );
+  gauge(
+    Gauge,
     registry,
     'rate_limit_store_up',
     'Whether the rate-limit store answers (1) or requests are let through uncounted (0); absent when limiting is off.',
@@ -77,6 +90,7 @@ export function registerMetrics(app: FastifyInstance, enabled: boolean, knownToo
     ['store'],
   );
   gauge(
+    Gauge,
     registry,
     'database_pool_connections',
     'PostgreSQL pool connections: total, idle, and clients waiting for one.',
@@ -86,7 +100,9 @@ export function registerMetrics(app: FastifyInstance, enabled: boolean, knownToo
     },
     ['state'],
   );
-  gauge(registry, 'process_draining', '1 while the instance shuts down.', (g) => g.set(app.lifecycle.draining ? 1 : 0));
+  gauge(Gauge, registry, 'process_draining', '1 while the instance shuts down.', (g) =>
+    g.set(app.lifecycle.draining ? 1 : 0),
+  );
   app.decorate('metrics', registry);
 }
 
@@ -101,13 +117,14 @@ function toolCallMessages(body: unknown): unknown[] {
 }
 
 function gauge(
+  GaugeClass: typeof Gauge,
   registry: Registry,
   name: string,
   help: string,
   collect: (g: Gauge<string>) => void,
   labelNames: string[] = [],
 ): void {
-  new Gauge({
+  new GaugeClass({
     name,
     help,
     labelNames,

@@ -1,6 +1,6 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { guardedRedisStore } from './redis-store.js';
@@ -86,6 +86,8 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
   let breaker: CircuitBreaker | undefined;
   if (settings.redisUrl) {
     let reported: 'up' | 'down' | undefined;
+    // Loaded only with REDIS_URL.
+    const { Redis } = await import('ioredis');
     redis = new Redis(settings.redisUrl, {
       // Fail fast while Redis is away rather than queueing: the limiter then lets requests pass.
       enableOfflineQueue: false,
