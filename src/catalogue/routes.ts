@@ -17,13 +17,14 @@ function rateLimitNote(config: Config): string {
   const r = config.rateLimit;
   return `Rate limit reached; retry after the number of seconds in Retry-After. Anonymous callers may make ${r.anonymous} requests per ${r.windowMs / 1000} s per IP address; callers of POST /api/mcp with a valid access token ${r.authenticated} per ${r.windowMs / 1000} s per client. Every limited response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.`;
 }
+
 const DATA_OPEN = '","data":[';
 
-/** A list answer's bytes, where its `updatedAt` (an ISO instant) sits in them, and its weak ETag. */
+/** A list answer's bytes, its `updatedAt` (an ISO instant) and where it sits in them, and its weak ETag. */
 interface ListBody {
   bytes: Buffer;
+  iso: string;
   isoAt: number;
-  isoLength: number;
   /** Of the bytes with `updatedAt` blanked: the same sessions and description (RFC 9110 §8.8.1). */
   etag: string;
 }
@@ -67,18 +68,18 @@ export function listBody(result: SearchResult, platform: string, updatedAtIso: s
   if (at !== size) throw new Error(`list answer of ${at} bytes where ${size} were counted`);
   const etag = `W/"${hash('sha1', bytes, 'base64url').slice(0, 22)}"`;
   bytes.write(updatedAtIso, isoAt, 'latin1');
-  return { bytes, isoAt, isoLength: updatedAtIso.length, etag };
+  return { bytes, iso: updatedAtIso, isoAt, etag };
 }
 
 /** The same answer with another `updatedAt`, in a new buffer (the old one may still be on its way out). */
 function withUpdatedAt(body: ListBody, updatedAtIso: string): ListBody {
-  const { bytes, isoAt, isoLength } = body;
+  const { bytes, iso, isoAt } = body;
   const before = bytes.subarray(0, isoAt);
-  const after = bytes.subarray(isoAt + isoLength);
+  const after = bytes.subarray(isoAt + iso.length);
   return {
     bytes: Buffer.concat([before, Buffer.from(updatedAtIso, 'latin1'), after]),
+    iso: updatedAtIso,
     isoAt,
-    isoLength: updatedAtIso.length,
     etag: body.etag,
   };
 }
@@ -89,7 +90,6 @@ interface CachedAnswer {
   scope: SearchResult['scope'];
   today: string;
   body: ListBody;
-  bodyIso: string;
 }
 
 /**
@@ -176,16 +176,12 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
           scope: result.scope,
           today,
           body: listBody(result, platform, snapshot.updatedAtIso),
-          bodyIso: snapshot.updatedAtIso,
         };
         cache.set(queryString, answer);
       }
       reply.header('cache-control', 'no-cache').header('etag', answer.body.etag);
       if (noneMatch(request.headers['if-none-match'], answer.body.etag)) return reply.code(304).send(null);
-      if (answer.bodyIso !== snapshot.updatedAtIso) {
-        answer.body = withUpdatedAt(answer.body, snapshot.updatedAtIso);
-        answer.bodyIso = snapshot.updatedAtIso;
-      }
+      if (answer.body.iso !== snapshot.updatedAtIso) answer.body = withUpdatedAt(answer.body, snapshot.updatedAtIso);
       // The body is already JSON (checked against StageListSchema in the tests): Fastify sends
       // bytes as they are, skipping the per-request serialiser.
       return reply.type('application/json; charset=utf-8').send(answer.body.bytes as unknown as StageList);

@@ -174,6 +174,8 @@ function comparator(sort: Sort): (a: SessionRecord, am: number, b: PageKey | Ses
 
 interface PickedCentres {
   centres: readonly CentreSessions[];
+  /** Their departments. */
+  depts: readonly string[];
   metres: ReadonlyMap<string, number>;
   /** Many centres: their departments' lists, walked keeping only theirs (see departmentWalk). */
   walk?: DepartmentWalk | null;
@@ -213,8 +215,7 @@ function departmentWalk(snapshot: CatalogueSnapshot, picked: PickedCentres): Dep
   if (picked.walk !== undefined) return picked.walk;
   let walk: DepartmentWalk | null = null;
   if (picked.centres.length > WALK_DEPARTMENTS_FROM) {
-    const depts = [...new Set(picked.centres.map((c) => c.deptCode))];
-    const lists = depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
+    const lists = picked.depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
     const own = picked.centres.reduce((n, c) => n + c.sessions.length, 0);
     if (lists.reduce((n, l) => n + l.length, 0) <= DEPARTMENT_SESSIONS_PER_PICKED * own) {
       const indexes = picked.centres.map((c) => centreIndex(c.id));
@@ -270,7 +271,7 @@ function pickCentres(
     }
     return true;
   });
-  const picked = { centres, metres };
+  const picked: PickedCentres = { centres, depts: [...new Set(centres.map((c) => c.deptCode))], metres };
   if (cache.size >= PICKED_MAX) cache.delete(cache.keys().next().value as string);
   cache.set(key, picked);
   return picked;
@@ -369,7 +370,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
       );
       lists = picked.nearestFirst.map((c) => c.sessions);
     } else lists = candidates.map((c) => c.sessions);
-    scope = { depts: query.dept ? [query.dept] : [...new Set(candidates.map((c) => c.deptCode))], centres: true };
+    scope = { depts: query.dept ? [query.dept] : picked.depts, centres: true };
   } else {
     lists = [query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions];
     scope = query.dept ? { depts: [query.dept], centres: false } : { depts: 'all', centres: false };
