@@ -1,6 +1,16 @@
 import { hash } from 'node:crypto';
 import { DEPARTMENTS, departmentByCode } from './geography.js';
 import {
+  type Columns,
+  centreIndex,
+  columnsOf,
+  compareKeyed,
+  firstAfterDay,
+  firstOnOrAfterDay,
+  firstPast,
+  orderKey,
+} from './list-columns.js';
+import {
   type CityMatcher,
   cityMatcher,
   distanceKm,
@@ -10,14 +20,7 @@ import {
   resolveOrigin,
   SearchArgumentError,
 } from './places.js';
-import {
-  type CatalogueSnapshot,
-  compareSessions,
-  firstOnOrAfter,
-  partitionPoint,
-  type SessionEntry,
-  type SessionRecord,
-} from './read-model.js';
+import type { CatalogueSnapshot, SessionEntry, SessionRecord } from './read-model.js';
 import { RADIUS_DEFAULT_KM, type SearchQuery } from './schemas.js';
 import { searchKey } from './text.js';
 
@@ -84,18 +87,6 @@ function centresOf(snapshot: CatalogueSnapshot): readonly CentreSessions[] {
 const DEPARTMENT_REGION_KEYS: readonly (readonly [string, string])[] = DEPARTMENTS.map(
   (d) => [d.code, searchKey(d.region)] as const,
 );
-
-/** Weekday (0 = Sunday) of a YYYY-MM-DD day; a few hundred distinct days, computed once each. */
-const weekdays = new Map<string, number>();
-function weekdayOf(day: string): number {
-  let w = weekdays.get(day);
-  if (w === undefined) {
-    w = new Date(`${day}T12:00:00Z`).getUTCDay();
-    if (weekdays.size > 5000) weekdays.clear();
-    weekdays.set(day, w);
-  }
-  return w;
-}
 
 const DAY_NAMES_FR = ['dimanche', 'lundi', 'mardi', 'mercredi', 'jeudi', 'vendredi', 'samedi'];
 
@@ -166,12 +157,6 @@ function decodeCursor(cursor: string, print: string): PageKey {
 
 type Sort = NonNullable<SearchQuery['sort']>;
 
-function comparator(sort: Sort): (a: SessionRecord, am: number, b: PageKey | SessionRecord, bm: number) => number {
-  if (sort === 'price') return (a, _am, b) => a.priceCents - b.priceCents || compareSessions(a, b as SessionRecord);
-  if (sort === 'distance') return (a, am, b, bm) => am - bm || compareSessions(a, b as SessionRecord);
-  return (a, _am, b) => compareSessions(a, b as SessionRecord);
-}
-
 interface PickedCentres {
   centres: readonly CentreSessions[];
   /** Their departments. */
@@ -187,18 +172,6 @@ interface DepartmentWalk {
   lists: (readonly SessionEntry[])[];
   /** By centre index (centreIndex): 1 for the picked centres. */
   mask: Uint8Array;
-}
-
-// A small number for each centre id ever seen, for masks over typed columns; ids of deleted
-// centres keep theirs (a few bytes each).
-const centreIndexes = new Map<string, number>();
-function centreIndex(id: string): number {
-  let i = centreIndexes.get(id);
-  if (i === undefined) {
-    i = centreIndexes.size;
-    centreIndexes.set(id, i);
-  }
-  return i;
 }
 
 // Past this many centres, merging their lists one by one costs more than walking their
@@ -277,38 +250,6 @@ function pickCentres(
   return picked;
 }
 
-/** Per list, its sessions' fields that filters read, as typed arrays: a count is a tight loop. */
-interface Columns {
-  price: Int32Array;
-  spots: Int32Array;
-  /** Bit w set when the session is held on weekday w (first or second day). */
-  weekdays: Uint8Array;
-  /** The centre's index (centreIndex). */
-  centre: Int32Array;
-}
-const listColumns = new WeakMap<readonly SessionEntry[], Columns>();
-
-function columnsOf(list: readonly SessionEntry[]): Columns {
-  let c = listColumns.get(list);
-  if (!c) {
-    c = {
-      price: new Int32Array(list.length),
-      spots: new Int32Array(list.length),
-      weekdays: new Uint8Array(list.length),
-      centre: new Int32Array(list.length),
-    };
-    for (let i = 0; i < list.length; i++) {
-      const r = (list[i] as SessionEntry).record;
-      c.price[i] = r.priceCents;
-      c.spots[i] = r.spotsAvailable;
-      c.weekdays[i] = (1 << weekdayOf(r.day1)) | (1 << weekdayOf(r.day2));
-      c.centre[i] = centreIndex(r.centreId);
-    }
-    listColumns.set(list, c);
-  }
-  return c;
-}
-
 /**
  * The one implementation of the session filters, used by REST and MCP alike.
  *
@@ -377,99 +318,94 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   }
 
   const metresOf = (e: SessionEntry) => metresByCentre?.get(e.record.centreId) ?? 0;
-  const compare = comparator(sort);
   const limit = query.limit;
-  const starts = lists.map((list) => firstOnOrAfter(list, from));
-  const ends = lists.map((list) => (query.to === undefined ? list.length : firstAfter(list, query.to)));
-  // With no filter but places left, the count comes from each list's running count of sessions
-  // with places: no walk at all.
-  const counted = centreMask === undefined && maxCents === undefined && query.days === undefined;
-  let total = 0;
-  if (counted) {
-    lists.forEach((list, k) => {
-      const lo = starts[k] as number;
-      const hi = ends[k] as number;
-      if (hi > lo) total += query.includeUnavailable ? hi - lo : withPlaces(list, hi) - withPlaces(list, lo);
-    });
+  const n = lists.length;
+  const columns = lists.map(columnsOf);
+  const starts = new Int32Array(n);
+  const ends = new Int32Array(n);
+  for (let k = 0; k < n; k++) {
+    const list = lists[k] as readonly SessionEntry[];
+    const c = columns[k] as Columns;
+    starts[k] = firstOnOrAfterDay(list, c, from);
+    ends[k] = query.to === undefined ? list.length : firstAfterDay(list, c, query.to);
   }
   const minSpots = query.includeUnavailable ? -0x80000000 : 1;
   const max = maxCents ?? 0x7fffffff;
   const mask = query.days ? query.days.reduce((m, w) => m | (1 << w), 0) : 0x7f;
-  let page: SessionEntry[] = [];
-  if (sort === 'date') {
-    if (!counted) {
-      // Only centres, prices, places and days to check: over typed arrays.
-      lists.forEach((list, k) => {
-        const c = columnsOf(list);
-        for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++)
-          if (
-            (c.spots[i] as number) >= minSpots &&
-            (c.price[i] as number) <= max &&
-            ((c.weekdays[i] as number) & mask) !== 0 &&
-            (centreMask === undefined || centreMask[c.centre[i] as number] === 1)
-          )
-            total++;
-      });
+  /** Whether session i of a list's columns passes every filter. */
+  const matches = (c: Columns, i: number) =>
+    (c.spots[i] as number) >= minSpots &&
+    (c.price[i] as number) <= max &&
+    ((c.weekdays[i] as number) & mask) !== 0 &&
+    (centreMask === undefined || centreMask[c.centre[i] as number] === 1);
+
+  // With no filter but places left, the count comes from each list's running count of sessions
+  // with places: no walk at all. Otherwise one tight loop over typed arrays per list.
+  let total = 0;
+  if (centreMask === undefined && maxCents === undefined && query.days === undefined) {
+    for (let k = 0; k < n; k++) {
+      const lo = starts[k] as number;
+      const hi = ends[k] as number;
+      if (hi > lo) total += query.includeUnavailable ? hi - lo : placesBefore(columns[k] as Columns, lo, hi);
     }
-    // In order already: merge from the cursor until limit + 1 (one more says a next page exists).
-    const firsts = after ? lists.map((list, k) => Math.max(starts[k] as number, firstPast(list, after))) : starts;
-    const columns = lists.map(columnsOf);
-    walkInOrder(lists, firsts, ends, (k, i) => {
-      const c = columns[k] as Columns;
-      if (
-        (c.spots[i] as number) >= minSpots &&
-        (c.price[i] as number) <= max &&
-        ((c.weekdays[i] as number) & mask) !== 0 &&
-        (centreMask === undefined || centreMask[c.centre[i] as number] === 1)
-      )
-        page.push((lists[k] as readonly SessionEntry[])[i] as SessionEntry);
-      return page.length <= limit;
-    });
   } else {
-    // Another order: every match is a candidate; keep the limit + 1 first past the cursor.
-    const top: { e: SessionEntry; m: number }[] = [];
-    const before = (a: { e: SessionEntry; m: number }, b: { e: SessionEntry; m: number }) =>
-      compare(a.e.record, a.m, b.e.record, b.m) < 0;
-    const byPrice = sort === 'price';
-    let ceiling = 0x7fffffff;
-    for (let k = 0; k < lists.length; k++) {
-      const list = lists[k] as readonly SessionEntry[];
-      const c = columnsOf(list);
-      const head = list[0];
-      // With near, each list is one centre's: one distance for all its sessions.
-      const m = head ? metresOf(head) : 0;
-      // Nearest centres first and nothing left to count: a full page ends the search at the first
-      // centre farther than its last session's.
-      if (sort === 'distance' && counted && top.length > limit && m > (top[limit] as (typeof top)[number]).m) break;
-      for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++) {
-        if (
-          (c.spots[i] as number) < minSpots ||
-          (c.price[i] as number) > max ||
-          ((c.weekdays[i] as number) & mask) === 0
+    for (let k = 0; k < n; k++) {
+      const c = columns[k] as Columns;
+      for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++) if (matches(c, i)) total++;
+    }
+  }
+
+  const afterKey = after ? orderKey(after.day1, after.startTime, after.priceCents) : Number.NaN;
+  const afterRecord = after as unknown as SessionRecord;
+  let page: SessionEntry[];
+  if (sort === 'date') {
+    // Each list's part of the page starts past the cursor.
+    const firsts = after
+      ? starts.map((s, k) =>
+          Math.max(s, firstPast(lists[k] as readonly SessionEntry[], columns[k] as Columns, afterKey, afterRecord)),
         )
-          continue;
-        if (!counted) total++;
-        // By price, a dearer session than the page's last (or the cursor's) is out without a closer look.
-        if (byPrice && (c.price[i] as number) > ceiling) continue;
-        const e = list[i] as SessionEntry;
-        if (after && compare(e.record, m, after, after.metres) <= 0) continue;
+      : starts;
+    page = firstInOrder(lists, columns, firsts, ends, limit + 1, matches);
+  } else {
+    // Another order: keep the limit + 1 first past the cursor, by price or distance, then session order.
+    const byPrice = sort === 'price';
+    // With near, each list is one centre's, nearest first: its sessions share one distance, so once
+    // the page is full a farther centre, or a later session of the same one, cannot enter it.
+    const nearestFirst = sort === 'distance';
+    const cursorPrimary = after ? (byPrice ? after.priceCents : after.metres) : 0;
+    const top: Ranked[] = [];
+    for (let k = 0; k < n; k++) {
+      const list = lists[k] as readonly SessionEntry[];
+      const c = columns[k] as Columns;
+      const head = list[0];
+      const m = head ? metresOf(head) : 0;
+      if (nearestFirst && top.length > limit && m > (top[limit] as Ranked).primary) break;
+      for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++) {
+        if (!matches(c, i)) continue;
+        const primary = byPrice ? (c.price[i] as number) : m;
         const last = top[limit];
-        if (last && compare(e.record, m, last.e.record, last.m) >= 0) {
-          // Nearest first, nothing left to count: the rest of this centre's list is no nearer, and later.
-          if (sort === 'distance' && counted) break;
+        // A dearer (or farther) session than the page's last is out without a closer look.
+        if (last && primary > last.primary) {
+          if (nearestFirst) break;
           continue;
         }
-        const x = { e, m };
+        const e = list[i] as SessionEntry;
+        const key = c.key[i] as number;
+        if (after && (primary - cursorPrimary || compareKeyed(key, e.record, afterKey, afterRecord)) <= 0) continue;
+        if (last && (primary - last.primary || compareKeyed(key, e.record, last.key, last.e.record)) >= 0) {
+          if (nearestFirst) break;
+          continue;
+        }
         let lo = 0;
         let hi2 = top.length;
         while (lo < hi2) {
           const mid = (lo + hi2) >>> 1;
-          if (before(top[mid] as (typeof top)[number], x)) lo = mid + 1;
+          const t = top[mid] as Ranked;
+          if ((t.primary - primary || compareKeyed(t.key, t.e.record, key, e.record)) < 0) lo = mid + 1;
           else hi2 = mid;
         }
-        top.splice(lo, 0, x);
+        top.splice(lo, 0, { e, key, primary });
         if (top.length > limit + 1) top.pop();
-        if (top.length === limit + 1) ceiling = (top[limit] as (typeof top)[number]).e.record.priceCents;
       }
     }
     page = top.map((x) => x.e);
@@ -508,77 +444,84 @@ export function stillValid(snapshot: CatalogueSnapshot, version: number, scope: 
   return true;
 }
 
+/** A candidate of a page in another order than the date: its price or metres, then session order. */
+interface Ranked {
+  e: SessionEntry;
+  key: number;
+  primary: number;
+}
+
+/** How many sessions with places left between positions lo and hi of a list. */
+function placesBefore(c: Columns, lo: number, hi: number): number {
+  return (c.places[hi] as number) - (c.places[lo] as number);
+}
+
 /**
- * Visits, in session order, the sessions of the lists between their `starts` and `ends` (as list
- * k, position i) until `visit` returns false: a k-way merge over a binary heap of list cursors
- * (one list is walked directly).
+ * The first `need` sessions that `matches`, in session order, from `firsts` up to `ends` in each
+ * list: a k-way merge over a binary heap of the lists' next matches, keyed by their order keys
+ * (a list skips its own non-matching sessions before it goes back in the heap).
  */
-function walkInOrder(
+function firstInOrder(
   lists: readonly (readonly SessionEntry[])[],
-  starts: readonly number[],
-  ends: readonly number[],
-  visit: (k: number, i: number) => boolean,
-): void {
+  columns: readonly Columns[],
+  firsts: Int32Array,
+  ends: Int32Array,
+  need: number,
+  matches: (c: Columns, i: number) => boolean,
+): SessionEntry[] {
+  const page: SessionEntry[] = [];
+  const at = Int32Array.from(firsts);
+  const next = (k: number) => {
+    const c = columns[k] as Columns;
+    const hi = ends[k] as number;
+    let i = at[k] as number;
+    while (i < hi && !matches(c, i)) i++;
+    at[k] = i;
+    return i < hi;
+  };
   if (lists.length === 1) {
-    for (let i = starts[0] as number, hi = ends[0] as number; i < hi; i++) if (!visit(0, i)) return;
-    return;
+    const list = lists[0] as readonly SessionEntry[];
+    while (page.length < need && next(0)) page.push(list[(at[0] as number)++] as SessionEntry);
+    return page;
   }
-  const heap: { list: readonly SessionEntry[]; k: number; at: number; end: number }[] = [];
-  const less = (a: (typeof heap)[number], b: (typeof heap)[number]) =>
-    compareSessions((a.list[a.at] as SessionEntry).record, (b.list[b.at] as SessionEntry).record) < 0;
+  // The heap holds list numbers; a list's current session is at[k].
+  const heap: number[] = [];
+  const less = (a: number, b: number) => {
+    const ia = at[a] as number;
+    const ib = at[b] as number;
+    return (
+      compareKeyed(
+        (columns[a] as Columns).key[ia] as number,
+        ((lists[a] as readonly SessionEntry[])[ia] as SessionEntry).record,
+        (columns[b] as Columns).key[ib] as number,
+        ((lists[b] as readonly SessionEntry[])[ib] as SessionEntry).record,
+      ) < 0
+    );
+  };
   const siftDown = (i: number) => {
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (l < heap.length && less(heap[l] as (typeof heap)[number], heap[m] as (typeof heap)[number])) m = l;
-      if (r < heap.length && less(heap[r] as (typeof heap)[number], heap[m] as (typeof heap)[number])) m = r;
+      if (l < heap.length && less(heap[l] as number, heap[m] as number)) m = l;
+      if (r < heap.length && less(heap[r] as number, heap[m] as number)) m = r;
       if (m === i) return;
-      [heap[i], heap[m]] = [heap[m] as (typeof heap)[number], heap[i] as (typeof heap)[number]];
+      [heap[i], heap[m]] = [heap[m] as number, heap[i] as number];
       i = m;
     }
   };
-  lists.forEach((list, k) => {
-    const at = starts[k] as number;
-    const end = ends[k] as number;
-    if (at < end) heap.push({ list, k, at, end });
-  });
+  for (let k = 0; k < lists.length; k++) if (next(k)) heap.push(k);
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
-  while (heap.length > 0) {
-    const top = heap[0] as (typeof heap)[number];
-    if (!visit(top.k, top.at)) return;
-    top.at++;
-    if (top.at >= top.end) {
-      const last = heap.pop() as (typeof heap)[number];
+  while (heap.length > 0 && page.length < need) {
+    const k = heap[0] as number;
+    page.push((lists[k] as readonly SessionEntry[])[(at[k] as number)++] as SessionEntry);
+    if (!next(k)) {
+      const last = heap.pop() as number;
       if (heap.length > 0) heap[0] = last;
     }
     siftDown(0);
   }
-}
-
-/** Index of the first entry whose day1 is after `day` (entries are sorted by day1). */
-function firstAfter(entries: readonly SessionEntry[], day: string): number {
-  return partitionPoint(entries, (e) => e.record.day1 <= day);
-}
-
-/** Index of the first entry after `key` in session order. */
-function firstPast(entries: readonly SessionEntry[], key: PageKey): number {
-  return partitionPoint(entries, (e) => compareSessions(e.record, key as unknown as SessionRecord) <= 0);
-}
-
-// Per list (lists are immutable and shared between snapshots while unchanged): how many of the
-// first i sessions have places left, so that a count without filters is two lookups.
-const placesCounts = new WeakMap<readonly SessionEntry[], Uint32Array>();
-
-function withPlaces(list: readonly SessionEntry[], i: number): number {
-  let counts = placesCounts.get(list);
-  if (!counts) {
-    counts = new Uint32Array(list.length + 1);
-    for (let j = 0; j < list.length; j++)
-      counts[j + 1] = (counts[j] as number) + ((list[j] as SessionEntry).record.spotsAvailable > 0 ? 1 : 0);
-    placesCounts.set(list, counts);
-  }
-  return counts[i] as number;
+  return page;
 }
 
 function frenchDate(day: string): string {

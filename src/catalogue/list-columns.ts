@@ -1,0 +1,159 @@
+import { compareSessions, partitionPoint, type SessionEntry, type SessionRecord } from './read-model.js';
+
+/**
+ * A session list's fields that searches read, as typed arrays, built once per list. Lists are
+ * immutable and shared between snapshots while unchanged, so a change rebuilds the columns of the
+ * few lists it copied, on their first search.
+ */
+export interface Columns {
+  readonly price: Int32Array;
+  readonly spots: Int32Array;
+  /** Bit w set when the session is held on weekday w (0 = Sunday), first or second day. */
+  readonly weekdays: Uint8Array;
+  /** The centre's small number (centreIndex), for masks of centres. */
+  readonly centre: Int32Array;
+  /** day1 as days since 1970-01-01. */
+  readonly day: Int32Array;
+  /** Session order as a number (see orderKey); equal keys are told apart by compareSessions. */
+  readonly key: Float64Array;
+  /** places[i]: how many of the first i sessions have places left (a count is two lookups). */
+  readonly places: Uint32Array;
+}
+
+/**
+ * Whether every key built so far is exact: day1 a real YYYY-MM-DD day and startTime HH:MM, as the
+ * database's constraints guarantee. Should a record ever break that, keys are no longer trusted and
+ * every comparison goes through compareSessions (and bounds through the texts): slower, still right.
+ */
+let keysExact = true;
+
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+const CLOCK = /^[0-2]\d:[0-5]\d$/;
+
+// A few hundred distinct days: each parsed once (NaN: not a real YYYY-MM-DD day).
+const dayNumbers = new Map<string, number>();
+
+/** Days since 1970-01-01 of a YYYY-MM-DD day, or NaN when the text is not one. */
+export function dayNumber(day: string): number {
+  let n = dayNumbers.get(day);
+  if (n === undefined) {
+    const ms = Date.parse(`${day}T00:00:00Z`);
+    // Date.parse rolls 2026-02-30 over to March: only a day that reads back the same is real.
+    n = ISO_DAY.test(day) && !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(day) ? ms / 86_400_000 : NaN;
+    if (dayNumbers.size > 5000) dayNumbers.clear();
+    dayNumbers.set(day, n);
+  }
+  return n;
+}
+
+/** The bit of a day's weekday (0 = Sunday; 1970-01-01 was a Thursday). */
+function weekdayBit(day: number): number {
+  return Number.isNaN(day) ? 1 : 1 << ((((day + 4) % 7) + 7) % 7);
+}
+
+const MINUTE_SCALE = 2 ** 26;
+const DAY_SCALE = 2 ** 37;
+const MAX_CENTS = MINUTE_SCALE - 1;
+
+/**
+ * Session order (day1, startTime, price, id) as a number: 16 bits of day, 11 of minute, 26 of
+ * cents, exact in a double. a before b implies key(a) <= key(b) (prices past 671,088 € and days
+ * outside 1970–2149 are clamped, which only makes more keys equal); equal keys are compared whole.
+ * NaN when the fields are not in their stored formats.
+ */
+export function orderKey(day1: string, startTime: string, priceCents: number): number {
+  const day = dayNumber(day1);
+  if (Number.isNaN(day) || !CLOCK.test(startTime)) return NaN;
+  const digit = (i: number) => startTime.charCodeAt(i) - 48;
+  const minute = digit(0) * 600 + digit(1) * 60 + digit(3) * 10 + digit(4);
+  const cents = Math.min(Math.max(Math.trunc(priceCents), 0), MAX_CENTS);
+  return Math.min(Math.max(day, 0), 0xffff) * DAY_SCALE + minute * MINUTE_SCALE + cents;
+}
+
+/** Compares two sessions by their keys, and whole when the keys cannot tell. */
+export function compareKeyed(ka: number, a: SessionRecord, kb: number, b: SessionRecord): number {
+  return keysExact && ka !== kb && !Number.isNaN(ka - kb) ? ka - kb : compareSessions(a, b);
+}
+
+// A small number for each centre id ever seen, for masks over typed columns; ids of deleted
+// centres keep theirs (a few bytes each).
+const centreIndexes = new Map<string, number>();
+
+export function centreIndex(id: string): number {
+  let i = centreIndexes.get(id);
+  if (i === undefined) {
+    i = centreIndexes.size;
+    centreIndexes.set(id, i);
+  }
+  return i;
+}
+
+const listColumns = new WeakMap<readonly SessionEntry[], Columns>();
+
+export function columnsOf(list: readonly SessionEntry[]): Columns {
+  let c = listColumns.get(list);
+  if (!c) {
+    const n = list.length;
+    c = {
+      price: new Int32Array(n),
+      spots: new Int32Array(n),
+      weekdays: new Uint8Array(n),
+      centre: new Int32Array(n),
+      day: new Int32Array(n),
+      key: new Float64Array(n),
+      places: new Uint32Array(n + 1),
+    };
+    for (let i = 0; i < n; i++) {
+      const r = (list[i] as SessionEntry).record;
+      const key = orderKey(r.day1, r.startTime, r.priceCents);
+      if (Number.isNaN(key)) keysExact = false;
+      const day = dayNumber(r.day1);
+      c.price[i] = r.priceCents;
+      c.spots[i] = r.spotsAvailable;
+      c.weekdays[i] = weekdayBit(day) | weekdayBit(dayNumber(r.day2));
+      c.centre[i] = centreIndex(r.centreId);
+      c.day[i] = Number.isNaN(day) ? 0 : day;
+      c.key[i] = key;
+      (c.places as Uint32Array)[i + 1] = (c.places[i] as number) + (r.spotsAvailable > 0 ? 1 : 0);
+    }
+    listColumns.set(list, c);
+  }
+  return c;
+}
+
+/** Index of the first session whose day1 is on or after `day`. */
+export function firstOnOrAfterDay(list: readonly SessionEntry[], c: Columns, day: string): number {
+  const d = dayNumber(day);
+  if (!keysExact || Number.isNaN(d)) return partitionPoint(list, (e) => e.record.day1 < day);
+  return lowerBoundInt(c.day, d);
+}
+
+/** Index of the first session whose day1 is after `day`. */
+export function firstAfterDay(list: readonly SessionEntry[], c: Columns, day: string): number {
+  const d = dayNumber(day);
+  if (!keysExact || Number.isNaN(d)) return partitionPoint(list, (e) => e.record.day1 <= day);
+  return lowerBoundInt(c.day, d + 1);
+}
+
+/** Index of the first session after `after` (a page's last, with its key) in session order. */
+export function firstPast(list: readonly SessionEntry[], c: Columns, afterKey: number, after: SessionRecord): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareKeyed(c.key[mid] as number, (list[mid] as SessionEntry).record, afterKey, after) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function lowerBoundInt(values: Int32Array, v: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((values[mid] as number) < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
