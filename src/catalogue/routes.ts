@@ -77,15 +77,11 @@ export function listBody(result: SearchResult, platform: string, updatedAtIso: s
   for (let i = 0; i < entries.length; i++) {
     if (i > 0) bytes[at++] = COMMA;
     const e = (entries[i] as SessionEntry).bytes;
+    bytes.set(e, at);
+    at += e.length;
     const extra = extras?.[i];
-    if (extra === undefined) {
-      bytes.set(e, at);
-      at += e.length;
-    } else {
-      bytes.set(e.subarray(0, -1), at);
-      at += e.length - 1;
-      at += bytes.write(extra, at, 'latin1');
-    }
+    // Over the session's closing brace.
+    if (extra !== undefined) at += bytes.write(extra, at - 1, 'latin1') - 1;
   }
   at += bytes.write(tail, at, 'latin1');
   // Every byte of a slab's slice must be written: it may hold an earlier answer.

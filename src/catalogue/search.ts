@@ -49,6 +49,31 @@ export interface SearchResult {
   description: string;
 }
 
+/**
+ * A pure function of a search text, remembered for the last few thousand distinct texts: the same
+ * towns, places and regions come back in queries that differ in dates or prices. What it returns
+ * is shared between searches and never altered. Errors (an unknown place) are not remembered.
+ */
+function remembered<T>(of: (text: string) => T, onNew?: (value: T, text: string) => void): (text: string) => T {
+  const known = new Map<string, T>();
+  return (text) => {
+    let value = known.get(text);
+    if (value === undefined) {
+      value = of(text);
+      if (known.size >= 4096) known.clear();
+      known.set(text, value);
+      onNew?.(value, text);
+    }
+    return value;
+  };
+}
+
+// The text each remembered city matcher was made from, for the picked-centres cache's key.
+const cityTexts = new WeakMap<CityMatcher, string>();
+const cityMatcherOf = remembered(cityMatcher, (matcher, text) => cityTexts.set(matcher, text));
+const originOf = remembered((text) => resolveOrigin(text));
+const searchKeyOf = remembered(searchKey);
+
 /** A centre and its sessions (sorted like every session list), as candidates of a search. */
 interface CentreSessions {
   readonly id: string;
@@ -220,16 +245,10 @@ function pickCentres(
     cache = new Map();
     pickedCentres.set(snapshot, cache);
   }
-  const key = JSON.stringify([
-    dept,
-    city?.partial,
-    city?.postalCode,
-    city?.exact && [...city.exact],
-    regionNeedle,
-    origin?.lat,
-    origin?.lng,
-    radius,
-  ]);
+  // A city matcher is a function of its text (remembered: the same object for the same text). The
+  // text goes last: the parts before it cannot hold a NUL, so the key reads back one way only.
+  const place = origin ? `${origin.lat},${origin.lng},${radius}` : '';
+  const key = `${dept ?? ''}\u0000${regionNeedle ?? '\u0001'}\u0000${place}\u0000${city ? cityTexts.get(city) : '\u0001'}`;
   const known = cache.get(key);
   if (known) return known;
   const metres = new Map<string, number>();
@@ -262,7 +281,7 @@ function pickCentres(
  */
 export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, today: string): SearchResult {
   const from = query.from && query.from > today ? query.from : today;
-  const origin = query.near ? resolveOrigin(query.near) : undefined;
+  const origin = query.near ? originOf(query.near) : undefined;
   if (!origin && query.radiusKm !== undefined) {
     throw new SearchArgumentError('radiusKm', 'needs near (the place to measure from), e.g. near=Villeurbanne');
   }
@@ -278,8 +297,8 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
     return print;
   };
   const after = query.cursor ? decodeCursor(query.cursor, printOf()) : undefined;
-  const city: CityMatcher | undefined = query.city ? cityMatcher(query.city) : undefined;
-  const regionNeedle = query.region ? searchKey(query.region) : undefined;
+  const city: CityMatcher | undefined = query.city ? cityMatcherOf(query.city) : undefined;
+  const regionNeedle = query.region ? searchKeyOf(query.region) : undefined;
   // Compare in cents: 229.99 € must admit a price of 22999 cents, whatever the float says.
   const maxCents = query.maxPrice === undefined ? undefined : Math.floor(query.maxPrice * 100 + 1e-6);
 
@@ -525,8 +544,7 @@ function firstInOrder(
 }
 
 function frenchDate(day: string): string {
-  const [y, m, d] = day.split('-');
-  return `${d}/${m}/${y}`;
+  return `${day.slice(8, 10)}/${day.slice(5, 7)}/${day.slice(0, 4)}`;
 }
 
 interface Described {
