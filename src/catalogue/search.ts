@@ -73,6 +73,10 @@ const cityTexts = new WeakMap<CityMatcher, string>();
 const cityMatcherOf = remembered(cityMatcher, (matcher, text) => cityTexts.set(matcher, text));
 const originOf = remembered((text) => resolveOrigin(text));
 const searchKeyOf = remembered(searchKey);
+// The departments of the regions a folded needle matches.
+const regionDepartments = remembered((needle) =>
+  DEPARTMENT_REGION_KEYS.filter(([, key]) => key.includes(needle)).map(([code]) => code),
+);
 
 /** A centre and its sessions (sorted like every session list), as candidates of a search. */
 interface CentreSessions {
@@ -126,8 +130,8 @@ interface PageKey {
 }
 
 /** The filters of a search, minus limit and cursor: a cursor continues only the search it came from. */
-function fingerprint(query: SearchQuery, origin: Origin | undefined, radius: number, sort: string): string {
-  const filters = [
+function filtersOf(query: SearchQuery, origin: Origin | undefined, radius: number, sort: string): unknown[] {
+  return [
     query.city ?? '',
     query.dept ?? '',
     query.region ?? '',
@@ -140,21 +144,79 @@ function fingerprint(query: SearchQuery, origin: Origin | undefined, radius: num
     query.days?.join('') ?? '',
     sort,
   ];
+}
+
+/**
+ * A cursor's fingerprint of the filters: two 32-bit FNV-1a lanes over their text, in hex. It only
+ * tells searches apart (a clash would continue another search's order, nothing more), so it needs
+ * no cryptographic hash: SHA-1 cost a microsecond a page.
+ */
+function fingerprint(filters: readonly unknown[]): string {
+  const text = filters.join('\u0000');
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
+
+/** Version 1 cursors (until November 2026) carried a SHA-1 print: still read, so that paging survives an upgrade. */
+function fingerprintV1(filters: readonly unknown[]): string {
   return hash('sha1', JSON.stringify(filters), 'base64url').slice(0, 12);
 }
 
+const CURSOR_V2 = /^2\.([0-9a-f]{16})\.(\d{4}-\d{2}-\d{2})\.(\d{2}:\d{2})\.(\d{1,15})\.([\w-]{1,100})\.(\d{1,15})$/;
+
 function encodeCursor(print: string, k: PageKey): string {
-  return Buffer.from(JSON.stringify([1, print, k.day1, k.startTime, k.priceCents, k.id, k.metres])).toString(
+  return Buffer.from(`2.${print}.${k.day1}.${k.startTime}.${k.priceCents}.${k.id}.${k.metres}`, 'latin1').toString(
     'base64url',
   );
 }
 
-function decodeCursor(cursor: string, print: string): PageKey {
+/** A cursor's page key, when the cursor belongs to the search whose filters are `filters`. */
+function decodeCursor(cursor: string, filters: readonly unknown[], print: () => string): PageKey {
+  const text = Buffer.from(cursor, 'base64url').toString('latin1');
+  let key: (PageKey & { print: string }) | undefined;
+  let expected: () => string = print;
+  const v2 = CURSOR_V2.exec(text);
+  if (v2) {
+    const [, p, day1, startTime, priceCents, id, metres] = v2 as unknown as string[];
+    key = {
+      print: p as string,
+      day1: day1 as string,
+      startTime: startTime as string,
+      priceCents: Number(priceCents),
+      id: id as string,
+      metres: Number(metres),
+    };
+  } else {
+    key = decodeCursorV1(text);
+    expected = () => fingerprintV1(filters);
+  }
+  if (!key) {
+    throw new SearchArgumentError(
+      'cursor',
+      'not a cursor of this service (altered or cut short?): pass nextCursor exactly as received, or start again without cursor',
+    );
+  }
+  if (key.print !== expected()) {
+    throw new SearchArgumentError(
+      'cursor',
+      'this cursor belongs to another search: send it with the same filters as the page it came from (only limit may change), or start again without cursor',
+    );
+  }
+  return { day1: key.day1, startTime: key.startTime, priceCents: key.priceCents, id: key.id, metres: key.metres };
+}
+
+function decodeCursorV1(text: string): (PageKey & { print: string }) | undefined {
   let parts: unknown;
   try {
-    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    parts = JSON.parse(text);
   } catch {
-    parts = undefined;
+    return undefined;
   }
   const [v, p, day1, startTime, priceCents, id, metres] = Array.isArray(parts) ? parts : [];
   if (
@@ -165,19 +227,9 @@ function decodeCursor(cursor: string, print: string): PageKey {
     !Number.isSafeInteger(priceCents) ||
     typeof id !== 'string' ||
     !Number.isSafeInteger(metres)
-  ) {
-    throw new SearchArgumentError(
-      'cursor',
-      'not a cursor of this service (altered or cut short?): pass nextCursor exactly as received, or start again without cursor',
-    );
-  }
-  if (p !== print) {
-    throw new SearchArgumentError(
-      'cursor',
-      'this cursor belongs to another search: send it with the same filters as the page it came from (only limit may change), or start again without cursor',
-    );
-  }
-  return { day1, startTime, priceCents: priceCents as number, id, metres: metres as number };
+  )
+    return undefined;
+  return { print: p, day1, startTime, priceCents: priceCents as number, id, metres: metres as number };
 }
 
 type Sort = NonNullable<SearchQuery['sort']>;
@@ -291,12 +343,13 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   }
   const radius = query.radiusKm ?? RADIUS_DEFAULT_KM;
   // Needed only to read a cursor or to write one.
+  const filters = () => filtersOf(query, origin, radius, sort);
   let print: string | undefined;
   const printOf = () => {
-    print ??= fingerprint(query, origin, radius, sort);
+    print ??= fingerprint(filters());
     return print;
   };
-  const after = query.cursor ? decodeCursor(query.cursor, printOf()) : undefined;
+  const after = query.cursor ? decodeCursor(query.cursor, filters(), printOf) : undefined;
   const city: CityMatcher | undefined = query.city ? cityMatcherOf(query.city) : undefined;
   const regionNeedle = query.region ? searchKeyOf(query.region) : undefined;
   // Compare in cents: 229.99 € must admit a price of 22999 cents, whatever the float says.
@@ -310,7 +363,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   let centreMask: Uint8Array | undefined;
   if (regionNeedle !== undefined && city === undefined && query.dept === undefined && !origin) {
     // A region is a set of departments: merge their lists (at most 13) rather than its centres'.
-    const depts = DEPARTMENT_REGION_KEYS.filter(([, key]) => key.includes(regionNeedle)).map(([code]) => code);
+    const depts = regionDepartments(regionNeedle);
     lists = depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
     scope = { depts, centres: false };
   } else if (city !== undefined || regionNeedle !== undefined || origin) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CentreRecord, SessionRecord } from '../../src/catalogue/read-model.js';
@@ -318,6 +319,32 @@ describe('pages', () => {
       expect(m.content[0]?.text).toContain(r.body.detail);
     }
     expect((await rest('cursor=not%20a%20cursor')).status).toBe(400);
+  });
+
+  it('still reads a cursor handed out before the November 2026 format, as long as it continues the same search', async () => {
+    const first = await rest('limit=2&dept=69&sort=price');
+    const last = first.body.data.at(-1) as { id: string; day1: string; startTime: string; priceEuros: number };
+    // The first format, as the service wrote it then: a JSON array with a SHA-1 print of the filters.
+    const v1 = (filters: unknown[]) =>
+      Buffer.from(
+        JSON.stringify([
+          1,
+          createHash('sha1').update(JSON.stringify(filters)).digest('base64url').slice(0, 12),
+          last.day1,
+          last.startTime,
+          Math.round(last.priceEuros * 100),
+          last.id,
+          0,
+        ]),
+      ).toString('base64url');
+    const filters = ['', '69', '', '', '', '', false, '', '', '', 'price'];
+    const old = await rest(`limit=2&dept=69&sort=price&cursor=${v1(filters)}`);
+    const now = await rest(`limit=2&dept=69&sort=price&cursor=${first.body.nextCursor}`);
+    expect(old.status).toBe(200);
+    expect(old.body.data).toEqual(now.body.data);
+    const other = await rest(`limit=2&dept=69&sort=price&cursor=${v1(['', '42', ...filters.slice(2)])}`);
+    expect(other.status).toBe(400);
+    expect(other.body.detail).toContain('belongs to another search');
   });
 });
 
