@@ -241,12 +241,28 @@ interface PickedCentres {
   metres: ReadonlyMap<string, number>;
   /** Many centres: their departments' lists, walked keeping only theirs (see departmentWalk). */
   walk?: DepartmentWalk | null;
-  /** The centres nearest first (with near), for a search in distance order. */
-  nearestFirst?: readonly CentreSessions[];
+  /** The centres' lists, as picked, and nearest first (with near): made on first use. */
+  own?: CentreLists;
+  nearestFirst?: CentreLists;
 }
 
-interface DepartmentWalk {
-  lists: (readonly SessionEntry[])[];
+/** Lists of sessions to walk, with their columns (looked up once per pick, not per search). */
+interface Lists {
+  lists: readonly (readonly SessionEntry[])[];
+  columns: readonly Columns[];
+}
+
+/** The lists of some centres, with each one's distance in metres (0 without near). */
+interface CentreLists extends Lists {
+  metres: readonly number[];
+}
+
+function listsOfCentres(centres: readonly CentreSessions[], metres: ReadonlyMap<string, number>): CentreLists {
+  const lists = centres.map((c) => c.sessions);
+  return { lists, columns: lists.map(columnsOf), metres: centres.map((c) => metres.get(c.id) ?? 0) };
+}
+
+interface DepartmentWalk extends Lists {
   /** By centre index (centreIndex): 1 for the picked centres. */
   mask: Uint8Array;
 }
@@ -271,7 +287,7 @@ function departmentWalk(snapshot: CatalogueSnapshot, picked: PickedCentres): Dep
       const indexes = picked.centres.map((c) => centreIndex(c.id));
       const mask = new Uint8Array(Math.max(...indexes) + 1);
       for (const i of indexes) mask[i] = 1;
-      walk = { lists, mask };
+      walk = { lists, columns: lists.map(columnsOf), mask };
     }
   }
   picked.walk = walk;
@@ -356,7 +372,9 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   const maxCents = query.maxPrice === undefined ? undefined : Math.floor(query.maxPrice * 100 + 1e-6);
 
   // Which lists to walk, in session order.
-  let lists: (readonly SessionEntry[])[];
+  let walked: Lists;
+  // With near, each list's distance (one centre's each), or a session's by its centre.
+  let listMetres: readonly number[] | undefined;
   let scope: SearchScope;
   let metresByCentre: ReadonlyMap<string, number> | undefined;
   // Set when the lists are departments' and only some centres' sessions count.
@@ -364,35 +382,43 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   if (regionNeedle !== undefined && city === undefined && query.dept === undefined && !origin) {
     // A region is a set of departments: merge their lists (at most 13) rather than its centres'.
     const depts = regionDepartments(regionNeedle);
-    lists = depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
+    const lists = depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
+    walked = { lists, columns: lists.map(columnsOf) };
     scope = { depts, centres: false };
   } else if (city !== undefined || regionNeedle !== undefined || origin) {
     const picked = pickCentres(snapshot, query.dept, city, regionNeedle, origin, radius);
-    const candidates = picked.centres;
     if (origin) metresByCentre = picked.metres;
     // Every match is counted: merging the candidates' lists beats walking the whole pool, however
     // many; in date order, many centres' departments' lists with a mask beat both.
     const walk = sort === 'date' ? departmentWalk(snapshot, picked) : null;
     if (walk) {
-      lists = walk.lists;
+      walked = walk;
       centreMask = walk.mask;
-    } else if (sort === 'distance') {
-      // Nearest centres first: once a page is full, farther centres cannot enter it.
-      picked.nearestFirst ??= [...candidates].sort(
-        (a, b) => (picked.metres.get(a.id) as number) - (picked.metres.get(b.id) as number),
-      );
-      lists = picked.nearestFirst.map((c) => c.sessions);
-    } else lists = candidates.map((c) => c.sessions);
+    } else {
+      // In distance order, nearest centres first: once a page is full, farther centres cannot enter it.
+      const own =
+        sort === 'distance'
+          ? (picked.nearestFirst ??= listsOfCentres(
+              [...picked.centres].sort(
+                (a, b) => (picked.metres.get(a.id) as number) - (picked.metres.get(b.id) as number),
+              ),
+              picked.metres,
+            ))
+          : (picked.own ??= listsOfCentres(picked.centres, picked.metres));
+      walked = own;
+      listMetres = own.metres;
+    }
     scope = { depts: query.dept ? [query.dept] : picked.depts, centres: true };
   } else {
-    lists = [query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions];
+    const lists = [query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions];
+    walked = { lists, columns: lists.map(columnsOf) };
     scope = query.dept ? { depts: [query.dept], centres: false } : { depts: 'all', centres: false };
   }
 
   const metresOf = (e: SessionEntry) => metresByCentre?.get(e.record.centreId) ?? 0;
   const limit = query.limit;
+  const { lists, columns } = walked;
   const n = lists.length;
-  const columns = lists.map(columnsOf);
   const starts = new Int32Array(n);
   const ends = new Int32Array(n);
   for (let k = 0; k < n; k++) {
@@ -449,8 +475,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
     for (let k = 0; k < n; k++) {
       const list = lists[k] as readonly SessionEntry[];
       const c = columns[k] as Columns;
-      const head = list[0];
-      const m = head ? metresOf(head) : 0;
+      const m = listMetres?.[k] ?? 0;
       if (nearestFirst && top.length > limit && m > (top[limit] as Ranked).primary) break;
       for (let i = starts[k] as number, hi = ends[k] as number; i < hi; i++) {
         if (!matches(c, i)) continue;
