@@ -56,6 +56,8 @@ export interface SessionEntry {
   readonly centre: CentreEntry;
   /** Cancelled sessions are known by id (their page, check_availability) but in no list. */
   readonly cancelled: boolean;
+  /** A digest of `bytes` for answers' ETags, made on first use (catalogue/routes.ts). */
+  digest: string | undefined;
 }
 
 export interface UrlBuilder {
@@ -145,7 +147,7 @@ export function sessionEntry(s: SessionRecord, centre: CentreEntry, urls: UrlBui
     `{"id":"${plain(view.id)}","day1":"${plain(view.day1)}","day2":"${plain(view.day2)}","startTime":"${plain(view.startTime)}",` +
     `"endTime":"${plain(view.endTime)}","priceEuros":${view.priceEuros},"spotsAvailable":${view.spotsAvailable},` +
     `"bookingUrl":${str(view.bookingUrl)},"centre":${centre.json}}`;
-  return { view, bytes: Buffer.from(json), record: s, centre, cancelled: s.status === 'cancelled' };
+  return { view, bytes: Buffer.from(json), record: s, centre, cancelled: s.status === 'cancelled', digest: undefined };
 }
 
 const SHARDS = 64;

@@ -32,16 +32,10 @@ interface ListBody {
 
 const slab = new ByteSlab();
 
-// Per session's serialised JSON (immutable, in many answers): a digest of it, computed on first use.
-const digests = new WeakMap<Buffer, string>();
-
-function digestOf(bytes: Buffer): string {
-  let d = digests.get(bytes);
-  if (d === undefined) {
-    d = hash('sha1', bytes, 'base64url').slice(0, 16);
-    digests.set(bytes, d);
-  }
-  return d;
+/** A session's digest, for ETags: its JSON never changes once built, so it is made once. */
+function digestOf(e: SessionEntry): string {
+  e.digest ??= hash('sha1', e.bytes, 'base64url').slice(0, 16);
+  return e.digest;
 }
 
 /**
@@ -61,7 +55,7 @@ export function listBody(result: SearchResult, platform: string, updatedAtIso: s
   let size = headLength + updatedAtIso.length + DATA_OPEN.length + tail.length + Math.max(0, entries.length - 1);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i] as SessionEntry;
-    said += digestOf(e.bytes);
+    said += digestOf(e);
     size += e.bytes.length;
     const extra = extras?.[i];
     if (extra !== undefined) {
@@ -175,7 +169,8 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request, reply) => {
+    // Synchronous, as all its work is: no promise to settle per request.
+    (request, reply) => {
       const snapshot = app.catalogue.snapshot;
       const today = dateIn(app.clock.now());
       // The query has been validated; its raw text identifies the answer.
@@ -187,13 +182,14 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
           result = searchStages(snapshot, request.query, today);
         } catch (err) {
           if (!(err instanceof SearchArgumentError)) throw err;
-          return sendProblem(
+          sendProblem(
             reply,
             problem(400, 'invalid_parameters', err.message, {
               errors: [{ name: err.field, reason: err.reason }],
               instance: '/api/stages',
             }),
           );
+          return;
         }
         answer = {
           version: snapshot.version,
@@ -204,11 +200,14 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
         cache.set(queryString, answer);
       }
       reply.header('cache-control', 'no-cache').header('etag', answer.body.etag);
-      if (noneMatch(request.headers['if-none-match'], answer.body.etag)) return reply.code(304).send(null);
+      if (noneMatch(request.headers['if-none-match'], answer.body.etag)) {
+        reply.code(304).send(null);
+        return;
+      }
       if (answer.body.iso !== snapshot.updatedAtIso) answer.body = withUpdatedAt(answer.body, snapshot.updatedAtIso);
       // The body is already JSON (checked against StageListSchema in the tests): Fastify sends
       // bytes as they are, skipping the per-request serialiser.
-      return reply.type('application/json; charset=utf-8').send(answer.body.bytes as unknown as StageList);
+      reply.type('application/json; charset=utf-8').send(answer.body.bytes as unknown as StageList);
     },
   );
 };
