@@ -63,11 +63,24 @@ const MAX_CENTS = MINUTE_SCALE - 1;
  */
 export function orderKey(day1: string, startTime: string, priceCents: number): number {
   const day = dayNumber(day1);
-  if (Number.isNaN(day) || !CLOCK.test(startTime)) return NaN;
-  const digit = (i: number) => startTime.charCodeAt(i) - 48;
-  const minute = digit(0) * 600 + digit(1) * 60 + digit(3) * 10 + digit(4);
+  const minute = minuteOf(startTime);
+  if (Number.isNaN(day) || Number.isNaN(minute)) return NaN;
   const cents = Math.min(Math.max(Math.trunc(priceCents), 0), MAX_CENTS);
   return Math.min(Math.max(day, 0), 0xffff) * DAY_SCALE + minute * MINUTE_SCALE + cents;
+}
+
+// A few distinct start times: each parsed once (NaN: not HH:MM).
+const minutes = new Map<string, number>();
+
+function minuteOf(time: string): number {
+  let m = minutes.get(time);
+  if (m === undefined) {
+    const digit = (i: number) => time.charCodeAt(i) - 48;
+    m = CLOCK.test(time) ? digit(0) * 600 + digit(1) * 60 + digit(3) * 10 + digit(4) : NaN;
+    if (minutes.size > 5000) minutes.clear();
+    minutes.set(time, m);
+  }
+  return m;
 }
 
 /** Compares two sessions by their keys, and whole when the keys cannot tell. */
