@@ -5,16 +5,20 @@
  *   PORT=39874 HOST=127.0.0.1 DATA_DIR=.bench-data RATE_LIMIT=off node dist/server.js &
  *   npx tsx bench/uncached-cpu.ts 39874 $!
  *
- * 500 requests warm it up (the first `near` loads the geography), then 50 connections for 10 s.
+ * 500 requests warm it up (the first `near` loads the geography), then 50 connections for 10 s, as
+ * fast as they go or, with UNCACHED_RATE, at that many requests per second in all (a fixed rate
+ * compares builds at the same load). Prints the server's user and system CPU per request.
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { variedQueries } from './varied-queries.js';
 
 const [port, pid] = [Number(process.argv[2]), Number(process.argv[3])];
+const rate = process.env.UNCACHED_RATE ? Number(process.env.UNCACHED_RATE) : undefined;
+/** The server's [user, system] CPU so far, in ms (clock ticks of 10 ms). */
 const cpu = () => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
+  return [Number(f[11]) * 10, Number(f[12]) * 10] as const;
 };
 const paths = variedQueries(6000);
 let n = 0;
@@ -30,9 +34,11 @@ const r = await autocannon({
   url: `http://127.0.0.1:${port}`,
   connections: 50,
   duration: 10,
+  ...(rate ? { overallRate: rate } : {}),
   requests: [{ setupRequest: (req) => ({ ...req, path: paths[n++ % paths.length] as string }) }],
 });
-const used = cpu() - c0;
+const c1 = cpu();
+const perRequest = (ms: number) => ((ms * 1000) / r.requests.total).toFixed(0);
 console.log(
   'req/s',
   r.requests.average,
@@ -40,6 +46,8 @@ console.log(
   r.latency.p99,
   'non2xx',
   r.non2xx,
-  'server CPU µs/request',
-  ((used * 1000) / r.requests.total).toFixed(0),
+  'server CPU µs/request: user',
+  perRequest(c1[0] - c0[0]),
+  'system',
+  perRequest(c1[1] - c0[1]),
 );

@@ -21,9 +21,10 @@ export interface Columns {
 }
 
 /**
- * Whether every key built so far is exact: day1 a real YYYY-MM-DD day and startTime HH:MM, as the
- * database's constraints guarantee. Should a record ever break that, keys are no longer trusted and
- * every comparison goes through compareSessions (and bounds through the texts): slower, still right.
+ * Whether every key built so far is exact: day1 a real YYYY-MM-DD day and startTime HH:MM with an
+ * hour up to 29 (the database's constraints hold both). Should a record ever break that, keys are no
+ * longer trusted, for the life of the process, and every comparison goes through compareSessions (and
+ * bounds through the texts): slower, still right.
  */
 let keysExact = true;
 
@@ -34,7 +35,7 @@ const CLOCK = /^[0-2]\d:[0-5]\d$/;
 const dayNumbers = new Map<string, number>();
 
 /** Days since 1970-01-01 of a YYYY-MM-DD day, or NaN when the text is not one. */
-export function dayNumber(day: string): number {
+function dayNumber(day: string): number {
   let n = dayNumbers.get(day);
   if (n === undefined) {
     const ms = Date.parse(`${day}T00:00:00Z`);
@@ -56,17 +57,26 @@ const DAY_SCALE = 2 ** 37;
 const MAX_CENTS = MINUTE_SCALE - 1;
 
 /**
- * Session order (day1, startTime, price, id) as a number: 16 bits of day, 11 of minute, 26 of
- * cents, exact in a double. a before b implies key(a) <= key(b) (prices past 671,088 € and days
- * outside 1970–2149 are clamped, which only makes more keys equal); equal keys are compared whole.
- * NaN when the fields are not in their stored formats.
+ * Session order (day1, startTime, price, id) as a number: 16 bits of day (1970–2149), 11 of minute,
+ * 26 of cents, exact in a double, so that a before b implies key(a) <= key(b); equal keys are
+ * compared whole. Out of range, the key saturates whole — every day before 1970 is key 0, every
+ * day after 2149 the largest key — and prices past 671,088 € are clamped: either only makes more
+ * keys equal. NaN when the fields are not in their stored formats.
  */
 export function orderKey(day1: string, startTime: string, priceCents: number): number {
-  const day = dayNumber(day1);
-  const minute = minuteOf(startTime);
+  return packKey(dayNumber(day1), minuteOf(startTime), priceCents);
+}
+
+const LAST_DAY = 0xffff;
+// Above any key of a day in range (whose minute is at most 29:59, 1,799).
+const MAX_KEY = 2 ** 53 - 1;
+
+function packKey(day: number, minute: number, priceCents: number): number {
   if (Number.isNaN(day) || Number.isNaN(minute)) return NaN;
+  if (day < 0) return 0;
+  if (day > LAST_DAY) return MAX_KEY;
   const cents = Math.min(Math.max(Math.trunc(priceCents), 0), MAX_CENTS);
-  return Math.min(Math.max(day, 0), 0xffff) * DAY_SCALE + minute * MINUTE_SCALE + cents;
+  return day * DAY_SCALE + minute * MINUTE_SCALE + cents;
 }
 
 // A few distinct start times: each parsed once (NaN: not HH:MM).
@@ -116,15 +126,38 @@ export function columnsOf(list: readonly SessionEntry[]): Columns {
       key: new Float64Array(n),
       places: new Uint32Array(n + 1),
     };
+    // Neighbours in a list mostly share their day and centre (a centre's own list, one centre):
+    // the last one's numbers are reused rather than looked up again.
+    let lastDay1 = '';
+    let lastDay2 = '';
+    let day = Number.NaN;
+    let weekdays = 0;
+    let lastTime = '';
+    let minute = Number.NaN;
+    let lastCentre = '';
+    let centre = 0;
     for (let i = 0; i < n; i++) {
       const r = (list[i] as SessionEntry).record;
-      const key = orderKey(r.day1, r.startTime, r.priceCents);
+      if (r.day1 !== lastDay1 || r.day2 !== lastDay2) {
+        lastDay1 = r.day1;
+        lastDay2 = r.day2;
+        day = dayNumber(r.day1);
+        weekdays = weekdayBit(day) | weekdayBit(dayNumber(r.day2));
+      }
+      if (r.startTime !== lastTime) {
+        lastTime = r.startTime;
+        minute = minuteOf(r.startTime);
+      }
+      if (r.centreId !== lastCentre) {
+        lastCentre = r.centreId;
+        centre = centreIndex(r.centreId);
+      }
+      const key = packKey(day, minute, r.priceCents);
       if (Number.isNaN(key)) keysExact = false;
-      const day = dayNumber(r.day1);
       c.price[i] = r.priceCents;
       c.spots[i] = r.spotsAvailable;
-      c.weekdays[i] = weekdayBit(day) | weekdayBit(dayNumber(r.day2));
-      c.centre[i] = centreIndex(r.centreId);
+      c.weekdays[i] = weekdays;
+      c.centre[i] = centre;
       c.day[i] = Number.isNaN(day) ? 0 : day;
       c.key[i] = key;
       (c.places as Uint32Array)[i + 1] = (c.places[i] as number) + (r.spotsAvailable > 0 ? 1 : 0);

@@ -147,12 +147,12 @@ function filtersOf(query: SearchQuery, origin: Origin | undefined, radius: numbe
 }
 
 /**
- * A cursor's fingerprint of the filters: two 32-bit FNV-1a lanes over their text, in hex. It only
- * tells searches apart (a clash would continue another search's order, nothing more), so it needs
- * no cryptographic hash: SHA-1 cost a microsecond a page.
+ * A cursor's fingerprint of the filters: a 64-bit hash of their JSON (an FNV-1a lane and a second
+ * lane with an extra shift), in hex. It only tells searches apart — a clash would continue another
+ * search's order, nothing more — so it needs no cryptographic hash: SHA-1 cost a microsecond a page.
  */
 function fingerprint(filters: readonly unknown[]): string {
-  const text = filters.join('\u0000');
+  const text = JSON.stringify(filters);
   let a = 0x811c9dc5;
   let b = 0x050c5d1f;
   for (let i = 0; i < text.length; i++) {
@@ -168,7 +168,8 @@ function fingerprintV1(filters: readonly unknown[]): string {
   return hash('sha1', JSON.stringify(filters), 'base64url').slice(0, 12);
 }
 
-const CURSOR_V2 = /^2\.([0-9a-f]{16})\.(\d{4}-\d{2}-\d{2})\.(\d{2}:\d{2})\.(\d{1,15})\.([\w-]{1,100})\.(\d{1,15})$/;
+// 2.<print>.<day1>.<startTime>.<cents>.<id>.<metres>: none of the stored texts holds a dot.
+const CURSOR_V2 = /^2\.([0-9a-f]{16})\.([^.]{1,40})\.([^.]{1,40})\.(-?\d{1,15})\.([^.]{1,100})\.(-?\d{1,15})$/;
 
 function encodeCursor(print: string, k: PageKey): string {
   return Buffer.from(`2.${print}.${k.day1}.${k.startTime}.${k.priceCents}.${k.id}.${k.metres}`, 'latin1').toString(
@@ -359,13 +360,17 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   }
   const radius = query.radiusKm ?? RADIUS_DEFAULT_KM;
   // Needed only to read a cursor or to write one.
-  const filters = () => filtersOf(query, origin, radius, sort);
+  let filters: unknown[] | undefined;
   let print: string | undefined;
+  const filtersNow = () => {
+    filters ??= filtersOf(query, origin, radius, sort);
+    return filters;
+  };
   const printOf = () => {
-    print ??= fingerprint(filters());
+    print ??= fingerprint(filtersNow());
     return print;
   };
-  const after = query.cursor ? decodeCursor(query.cursor, filters(), printOf) : undefined;
+  const after = query.cursor ? decodeCursor(query.cursor, filtersNow(), printOf) : undefined;
   const city: CityMatcher | undefined = query.city ? cityMatcherOf(query.city) : undefined;
   const regionNeedle = query.region ? searchKeyOf(query.region) : undefined;
   // Compare in cents: 229.99 € must admit a price of 22999 cents, whatever the float says.
@@ -396,15 +401,17 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
       centreMask = walk.mask;
     } else {
       // In distance order, nearest centres first: once a page is full, farther centres cannot enter it.
-      const own =
-        sort === 'distance'
-          ? (picked.nearestFirst ??= listsOfCentres(
-              [...picked.centres].sort(
-                (a, b) => (picked.metres.get(a.id) as number) - (picked.metres.get(b.id) as number),
-              ),
-              picked.metres,
-            ))
-          : (picked.own ??= listsOfCentres(picked.centres, picked.metres));
+      let own: CentreLists;
+      if (sort === 'distance') {
+        picked.nearestFirst ??= listsOfCentres(
+          [...picked.centres].sort((a, b) => (picked.metres.get(a.id) as number) - (picked.metres.get(b.id) as number)),
+          picked.metres,
+        );
+        own = picked.nearestFirst;
+      } else {
+        picked.own ??= listsOfCentres(picked.centres, picked.metres);
+        own = picked.own;
+      }
       walked = own;
       listMetres = own.metres;
     }
