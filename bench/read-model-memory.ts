@@ -4,10 +4,14 @@
  * For the demo catalogue at 1× and 10× (MEMORY_SCALES=1,10): generates the records, then measures
  * the heap before and after building the snapshot (the records themselves excluded: they are
  * what the database hands over and are dropped once built), after a full GC each time. Prints the
- * heap held by the snapshot in all and per session, and the process RSS.
+ * heap held by the snapshot in all and per session, then what the typed columns that searches walk
+ * add once every list has been searched (built on a list's first search: all sessions, each
+ * department's, each centre's), and the process RSS.
  */
 
+import { execFileSync } from 'node:child_process';
 import { generateDemoCatalogue } from '../src/catalogue/demo/generate.js';
+import { columnsOf } from '../src/catalogue/list-columns.js';
 import { CatalogueSnapshot, urlBuilder } from '../src/catalogue/read-model.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -21,7 +25,19 @@ const heap = () => {
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-for (const scale of (process.env.MEMORY_SCALES ?? '1,10').split(',').map(Number)) {
+const scales = (process.env.MEMORY_SCALES ?? '1,10').split(',').map(Number);
+// One scale per process: what an earlier, larger or smaller catalogue left behind (WeakMap entries
+// a full GC had not cleared yet) would otherwise blur the next one's figures.
+if (scales.length > 1) {
+  for (const scale of scales)
+    execFileSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+      env: { ...process.env, MEMORY_SCALES: String(scale) },
+      stdio: 'inherit',
+    });
+  process.exit(0);
+}
+
+for (const scale of scales) {
   const data = generateDemoCatalogue({ today: '2026-11-22', scale });
   const before = heap();
   let snapshot: CatalogueSnapshot | undefined = CatalogueSnapshot.build(
@@ -33,8 +49,12 @@ for (const scale of (process.env.MEMORY_SCALES ?? '1,10').split(',').map(Number)
   );
   const after = heap();
   const held = after - before;
+  const lists = [snapshot.sessions, ...snapshot.sessionsByDept.values(), ...snapshot.sessionsByCentre.values()];
+  const columns = lists.map(columnsOf);
+  const searched = heap() - after;
+  const perSession = (bytes: number) => Math.round(bytes / data.sessions.length).toLocaleString('en');
   console.log(
-    `scale ${String(scale).padStart(2)}: ${data.sessions.length.toLocaleString('en')} sessions, ${data.centres.length} centres: the snapshot holds ${mb(held)} (${Math.round(held / data.sessions.length).toLocaleString('en')} bytes per session); RSS ${mb(process.memoryUsage().rss)}`,
+    `scale ${String(scale).padStart(2)}: ${data.sessions.length.toLocaleString('en')} sessions, ${data.centres.length} centres: the snapshot holds ${mb(held)} (${perSession(held)} bytes per session), its search columns ${mb(searched)} more (${perSession(searched)} bytes per session, ${columns.length} lists); RSS ${mb(process.memoryUsage().rss)}`,
   );
   snapshot = undefined;
   void snapshot;
