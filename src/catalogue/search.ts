@@ -378,7 +378,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
 
   // Which lists to walk, in session order.
   let walked: Lists;
-  // With near, each list's distance (one centre's each), or a session's by its centre.
+  // With near, when each list is one centre's: each list's distance in metres.
   let listMetres: readonly number[] | undefined;
   let scope: SearchScope;
   let metresByCentre: ReadonlyMap<string, number> | undefined;
