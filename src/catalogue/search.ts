@@ -54,7 +54,7 @@ export interface SearchResult {
  * towns, places and regions come back in queries that differ in dates or prices. What it returns
  * is shared between searches and never altered. Errors (an unknown place) are not remembered.
  */
-function remembered<T>(of: (text: string) => T, onNew?: (value: T, text: string) => void): (text: string) => T {
+function remembered<T>(of: (text: string) => T): (text: string) => T {
   const known = new Map<string, T>();
   return (text) => {
     let value = known.get(text);
@@ -62,15 +62,12 @@ function remembered<T>(of: (text: string) => T, onNew?: (value: T, text: string)
       value = of(text);
       if (known.size >= 4096) known.clear();
       known.set(text, value);
-      onNew?.(value, text);
     }
     return value;
   };
 }
 
-// The text each remembered city matcher was made from, for the picked-centres cache's key.
-const cityTexts = new WeakMap<CityMatcher, string>();
-const cityMatcherOf = remembered(cityMatcher, (matcher, text) => cityTexts.set(matcher, text));
+const cityMatcherOf = remembered(cityMatcher);
 const originOf = remembered((text) => resolveOrigin(text));
 const searchKeyOf = remembered(searchKey);
 // The departments of the regions a folded needle matches.
@@ -304,7 +301,8 @@ const PICKED_MAX = 4096;
 function pickCentres(
   snapshot: CatalogueSnapshot,
   dept: string | undefined,
-  city: CityMatcher | undefined,
+  /** The matcher, and the text it was made from (a matcher is a function of its text). */
+  city: { matcher: CityMatcher; text: string } | undefined,
   regionNeedle: string | undefined,
   origin: Origin | undefined,
   radius: number,
@@ -314,16 +312,15 @@ function pickCentres(
     cache = new Map();
     pickedCentres.set(snapshot, cache);
   }
-  // A city matcher is a function of its text (remembered: the same object for the same text). The
-  // text goes last: the parts before it cannot hold a NUL, so the key reads back one way only.
+  // The town's text goes last: the parts before it cannot hold a NUL, so the key reads back one way only.
   const place = origin ? `${origin.lat},${origin.lng},${radius}` : '';
-  const key = `${dept ?? ''}\u0000${regionNeedle ?? '\u0001'}\u0000${place}\u0000${city ? cityTexts.get(city) : '\u0001'}`;
+  const key = `${dept ?? ''}\u0000${regionNeedle ?? '\u0001'}\u0000${place}\u0000${city ? city.text : '\u0001'}`;
   const known = cache.get(key);
   if (known) return known;
   const metres = new Map<string, number>();
   const centres = centresOf(snapshot).filter((c) => {
     if (dept !== undefined && c.deptCode !== dept) return false;
-    if (city !== undefined && !matchesCity(city, c.cityKey, c.postalCode)) return false;
+    if (city !== undefined && !matchesCity(city.matcher, c.cityKey, c.postalCode)) return false;
     if (regionNeedle !== undefined && !c.regionKey.includes(regionNeedle)) return false;
     if (origin) {
       const km = distanceKm(origin.lat, origin.lng, c.lat, c.lng);
@@ -391,7 +388,14 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
     walked = { lists, columns: lists.map(columnsOf) };
     scope = { depts, centres: false };
   } else if (city !== undefined || regionNeedle !== undefined || origin) {
-    const picked = pickCentres(snapshot, query.dept, city, regionNeedle, origin, radius);
+    const picked = pickCentres(
+      snapshot,
+      query.dept,
+      city && query.city !== undefined ? { matcher: city, text: query.city } : undefined,
+      regionNeedle,
+      origin,
+      radius,
+    );
     if (origin) metresByCentre = picked.metres;
     // Every match is counted: merging the candidates' lists beats walking the whole pool, however
     // many; in date order, many centres' departments' lists with a mask beat both.
