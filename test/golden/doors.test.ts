@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keysFor } from '../admin/helpers.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
-import { openForm, PERSON, privatePath, submit } from '../reservations/helpers.js';
+import { openForm, privatePath, submit } from '../reservations/helpers.js';
 
 /*
  * Golden answers: status, headers and body of a fixed set of requests through every door, on
@@ -78,6 +78,12 @@ const mails: { to: string; subject: string; text: string; headers: string }[] = 
 const redactor = new Redactor();
 const sections: Record<string, string[]> = {};
 
+function section(door: string): string[] {
+  const list = sections[door] ?? [];
+  sections[door] = list;
+  return list;
+}
+
 async function record(door: string, label: string, req: Exchange): Promise<LightMyRequestResponse> {
   const res = await t.app.inject({
     method: req.method ?? 'GET',
@@ -87,7 +93,7 @@ async function record(door: string, label: string, req: Exchange): Promise<Light
   });
   const id = res.headers['x-request-id'];
   if (typeof id === 'string') redactor.add('request-id', id);
-  (sections[door] ??= []).push(describeAnswer(label, req, res));
+  section(door).push(describeAnswer(label, req, res));
   return res;
 }
 
@@ -308,7 +314,7 @@ describe('golden answers through every door (frozen clock, fixture catalogue)', 
       await record(d, url, { url });
     await record(d, 'api-catalog, HEAD', { method: 'HEAD', url: '/.well-known/api-catalog' });
     const jwks = await t.app.inject('/.well-known/jwks.json');
-    (sections[d] ??= []).push(
+    section(d).push(
       `### jwks\n${jwks.statusCode}\nkeys: ${(jwks.json() as { keys: object[] }).keys.length}\n` +
         `cache-control: ${String(jwks.headers['cache-control'])}\ncontent-type: ${String(jwks.headers['content-type'])}\n\n`,
     );
@@ -366,9 +372,7 @@ describe('golden answers through every door (frozen clock, fixture catalogue)', 
     await expect.poll(() => mails.length, { timeout: 10_000 }).toBe(2);
     mails.sort((a, b) => a.to.localeCompare(b.to));
     for (const mail of mails)
-      (sections[d] ??= []).push(
-        `### email to ${mail.to}\nSubject: ${mail.subject}\n${mail.headers}\n\n${mail.text}\n\n`,
-      );
+      section(d).push(`### email to ${mail.to}\nSubject: ${mail.subject}\n${mail.headers}\n\n${mail.text}\n\n`);
     const list = await t.app.inject({ url: '/api/admin/reservations', headers: keys.partner });
     const reservation = (list.json() as { data: { id: string }[] }).data[0];
     redactor.add('reservation-id', reservation?.id);
