@@ -261,7 +261,11 @@ describe('golden answers through every door (frozen clock, fixture catalogue)', 
       method: 'POST',
       url: '/api/oauth/token',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: form({ grant_type: 'client_credentials', ...client }),
+      payload: form({
+        grant_type: 'client_credentials',
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+      }),
     });
     const access = (token.json() as { access_token: string }).access_token;
     redactor.add('access-token', access);
