@@ -7,7 +7,7 @@
  *   npx tsx bench/search-cost.ts                        (the demo: ~20,000 sessions)
  *   SEARCH_COST_SCALE=10 npx tsx bench/search-cost.ts   (ten times: ~200,000 sessions)
  */
-import { dateIn } from '../src/catalogue/clock.js';
+import { dateIn } from '../src/core/clock.js';
 import { generateDemoCatalogue } from '../src/catalogue/demo/generate.js';
 import { DEPARTMENTS } from '../src/catalogue/geography.js';
 import { CatalogueSnapshot, urlBuilder } from '../src/catalogue/read-model.js';

@@ -7,7 +7,7 @@ import { insertClient } from '../src/auth/clients.js';
 import { KnownClients } from '../src/auth/known-clients.js';
 import { SigningKeyStore } from '../src/auth/signing-keys.js';
 import { authUrls } from '../src/auth/urls.js';
-import { systemClock } from '../src/catalogue/clock.js';
+import { systemClock } from '../src/core/clock.js';
 import { openDatabase } from '../src/db/connect.js';
 
 const N = Number(process.env.N ?? 5000);

@@ -1,4 +1,4 @@
-import { dateIn } from '../src/catalogue/clock.js';
+import { dateIn } from '../src/core/clock.js';
 import { generateDemoCatalogue } from '../src/catalogue/demo/generate.js';
 import { DEPARTMENTS } from '../src/catalogue/geography.js';
 

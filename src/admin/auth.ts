@@ -75,5 +75,7 @@ export function registerAdminAuth(scope: FastifyInstance): void {
         `Bearer ${REALM}, error="invalid_token"`,
       );
     request.identity = { kind: 'apiKey', keyId: key.id, name: key.name, role: key.role, centreId: key.centreId };
+    // Writes through the admin API name their key in the log (its id and name, never the key).
+    request.logActor = { apiKey: { id: key.id, name: key.name } };
   });
 }

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { addDays } from '../catalogue/clock.js';
 import { publicHolidays } from '../catalogue/demo/holidays.js';
 import { canonicalDeptCode } from '../catalogue/geography.js';
 import { isPostalCodeOf } from '../catalogue/postal-codes.js';
+import { addDays } from '../core/clock.js';
 
 /*
  * What operators and partners write, checked against what the read side promises: every field

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { errors, type JWTHeaderParameters, jwtVerify, SignJWT } from 'jose';
-import type { Clock } from '../catalogue/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { KnownClients } from './known-clients.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, CLOCK_TOLERANCE_SECONDS, READ_SCOPE } from './policy.js';
 import { SIGNING_ALG, type SigningKeyStore } from './signing-keys.js';

@@ -1,7 +1,7 @@
 import { asc, isNull, lt, sql } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, importPKCS8, type JWK } from 'jose';
-import type { Clock } from '../catalogue/clock.js';
 import { ConfigError } from '../config.js';
+import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/connect.js';
 import { signingKeys } from '../db/schema.js';
 import { KEY_REFRESH_SECONDS, KEY_RETIREMENT_GRACE_SECONDS } from './policy.js';

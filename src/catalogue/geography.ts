@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { METROPOLITAN_TIME_ZONE } from '../core/clock.js';
 
 // The package's root entry point is broken; its data files are sound and load directly.
 const require = createRequire(import.meta.url);
@@ -31,7 +32,8 @@ const OVERSEAS_TIME_ZONES: Record<string, string> = {
   '974': 'Indian/Reunion',
   '976': 'Indian/Mayotte',
 };
-export const METROPOLITAN_TIME_ZONE = 'Europe/Paris';
+
+export { METROPOLITAN_TIME_ZONE };
 
 const regions = (require('@etalab/decoupage-administratif/data/regions.json') as EtalabRegion[]).filter(
   (r) => r.zone !== 'com',

@@ -1,4 +1,4 @@
-import { dateIn } from './clock.js';
+import { dateIn } from '../core/clock.js';
 import type { SessionEntry } from './read-model.js';
 
 export type SessionStatus = 'available' | 'full' | 'past' | 'cancelled';

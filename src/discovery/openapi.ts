@@ -3,9 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransformObject, jsonSchemaTransform as zodJsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { typedFormOf } from '../catalogue/fields.js';
-import { SERVICE_VERSION } from '../health/routes.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 import { finishOpenApi } from './openapi-finish.js';
+
+/** The REST interface's version (spec.md §9): it does not move with the package's release. */
+export const REST_INTERFACE_VERSION = '1.0.0';
 
 /**
  * A shared input field accepts its typed value, its text form and "" (catalogue/fields.ts), which
@@ -42,7 +44,7 @@ export async function registerOpenApi(
       openapi: '3.1.0',
       info: {
         title: `${platformName} API`,
-        version: SERVICE_VERSION,
+        version: REST_INTERFACE_VERSION,
         description:
           'Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") run by prefecture-approved centres in France. Public and read-only: booking and payment are done by the human user on the page given by each session\'s bookingUrl.',
         license: { name: 'Data: see /llms.txt', url: `${publicBaseUrl}/llms.txt` },

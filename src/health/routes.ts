@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { SERVICE_VERSION } from '../core/version.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 import { cachedProbe } from './cached-probe.js';
 
@@ -43,8 +44,6 @@ export const HealthSchema = z
     }),
   })
   .meta({ id: 'Health' });
-
-export const SERVICE_VERSION = '1.0.0';
 
 /** How long one database probe answers for every /api/health call. */
 export const HEALTH_PROBE_TTL_MS = 1000;

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { Identity } from '../auth/identity.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -12,6 +11,11 @@ declare module 'fastify' {
      * fast path): its line is sampled like a GET's.
      */
     answeredAsRead: boolean;
+    /**
+     * Who made a write, as its log line names them (an API key's id and name, never a secret):
+     * set by whichever door authenticated the caller.
+     */
+    logActor: Record<string, unknown> | undefined;
   }
 }
 
@@ -29,13 +33,13 @@ const MAX_LOGGED_URL = 512;
  */
 export function registerRequestLog(app: FastifyInstance, readSampleRate: number): void {
   app.decorateRequest('answeredAsRead', false);
+  app.decorateRequest('logActor', undefined);
   if (['silent', 'fatal', 'error', 'warn'].includes(app.log.level)) return;
   app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     const read =
       request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS' || request.answeredAsRead;
     if (status < 400 && read && (readSampleRate <= 0 || Math.random() >= readSampleRate)) return done();
-    const identity = (request as { identity?: Identity }).identity;
     const url =
       request.routeOptions.config.logUrl === false
         ? request.routeOptions.url
@@ -50,8 +54,7 @@ export function registerRequestLog(app: FastifyInstance, readSampleRate: number)
       statusCode: status,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ...(status < 400 && read ? { sampled: readSampleRate } : {}),
-      // Writes through the admin API name their key (its id and name, never the key itself).
-      ...(identity?.kind === 'apiKey' ? { apiKey: { id: identity.keyId, name: identity.name } } : {}),
+      ...(request.logActor ? request.logActor : {}),
     };
     if (status >= 500) request.log.error(fields, 'request answered');
     else request.log.info(fields, 'request answered');

@@ -1,6 +1,6 @@
 import type { ArticleLibrary } from '../articles/articles.js';
 import type { Catalogue } from '../catalogue/catalogue.js';
-import type { Clock } from '../catalogue/clock.js';
+import type { Clock } from '../core/clock.js';
 
 /** What the tools read: built once per app, shared by every per-request MCP server. */
 export interface ToolContext {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Catalogue } from '../catalogue/catalogue.js';
-import { type Clock, dateIn } from '../catalogue/clock.js';
 import { METROPOLITAN_TIME_ZONE } from '../catalogue/geography.js';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
+import { type Clock, dateIn } from '../core/clock.js';
 import { ByteSlab } from '../http/byte-slab.js';
 
 // Each answer is its kept bytes with the caller's id: cut from a slab rather than allocated apart.

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { FastifyInstance } from 'fastify';
+import { SERVICE_VERSION } from '../core/version.js';
 import { MCP_SERVER_CARD_PATH } from '../discovery/documents.js';
-import { SERVICE_VERSION } from '../health/routes.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 import { MCP_PATH } from './plugin.js';
 import { MCP_SERVER_NAME } from './server.js';

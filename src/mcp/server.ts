@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import { SERVICE_VERSION } from '../health/routes.js';
+import { SERVICE_VERSION } from '../core/version.js';
 import type { ToolContext } from './context.js';
 import { registerPrompts } from './prompts.js';
 import { ARTICLE_CACHE, LIVE_CACHE, registerResources } from './resources.js';

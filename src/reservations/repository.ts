@@ -30,8 +30,11 @@ export interface BookingRequest {
   browser: string;
 }
 
-/** How long after booking the same browser may be led to its reservation again. */
-const AGAIN_WINDOW_MS = 30 * 60_000;
+/**
+ * How long after booking the same browser may be led to its reservation again. Compared with
+ * the database's clock, which stamped the reservation's createdAt.
+ */
+const AGAIN_WINDOW = sql`interval '30 minutes'`;
 
 async function addLink(tx: Tx, reservationId: string): Promise<string> {
   const token = newLinkToken();
@@ -51,8 +54,8 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
   for (let attempt = 1; ; attempt++) {
     try {
       return await catalogueWrite(db, async (tx): Promise<BookingOutcome> => {
-        const [existing] = await tx
-          .select()
+        const [found] = await tx
+          .select({ row: reservations, recent: sql<boolean>`${reservations.createdAt} > now() - ${AGAIN_WINDOW}` })
           .from(reservations)
           .where(
             and(
@@ -61,10 +64,11 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
               sql`${reservations.status} <> 'cancelled'`,
             ),
           );
-        if (existing) {
+        if (found) {
+          const existing = found.row;
           // The same browser, shortly after: a second tap or a refresh of the form. Later, the cookie alone
           // (which a shared computer keeps) must not open the reservation again.
-          const recent = Date.now() - existing.createdAt.getTime() < AGAIN_WINDOW_MS;
+          const recent = found.recent;
           if (existing.browserHash !== browserHash || !recent) return { kind: 'duplicate' };
           return { kind: 'again', reservation: existing, token: await addLink(tx, existing.id) };
         }

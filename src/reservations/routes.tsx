@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { dateIn } from '../catalogue/clock.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
 import { sessionStatus } from '../catalogue/session-status.js';
+import { dateIn } from '../core/clock.js';
 import { isDatabaseUnavailable, rootCause } from '../db/unavailable.js';
 import type { SiteInfo } from '../site/layout.js';
 import { ErrorPage } from '../site/pages/error.js';

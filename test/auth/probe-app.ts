@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { registerBearerAuth } from '../../src/auth/bearer.js';
-import type { Clock } from '../../src/catalogue/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import type { Database } from '../../src/db/connect.js';
 import { testConfig } from '../helpers/app.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../src/catalogue/clock.js';
+import { addDays } from '../../src/core/clock.js';
 import { generateDemoCatalogue } from '../../src/catalogue/demo/generate.js';
 import { publicHolidays } from '../../src/catalogue/demo/holidays.js';
 import { DEPARTMENTS, REGION_NAMES } from '../../src/catalogue/geography.js';

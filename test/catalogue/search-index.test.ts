@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dateIn } from '../../src/catalogue/clock.js';
+import { dateIn } from '../../src/core/clock.js';
 import { DEPARTMENTS } from '../../src/catalogue/geography.js';
 import type { SearchQuery } from '../../src/catalogue/schemas.js';
 import { searchStages } from '../../src/catalogue/search.js';

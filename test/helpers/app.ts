@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import type { Clock } from '../../src/catalogue/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { type CatalogueData, replaceCatalogue } from '../../src/catalogue/repository.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { openTestDatabase, type TestDatabase } from './database.js';

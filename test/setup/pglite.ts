@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { TestProject } from 'vitest/node';
-import { dateIn } from '../../src/catalogue/clock.js';
+import { dateIn } from '../../src/core/clock.js';
 import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
 import { openDatabase } from '../../src/db/connect.js';
 

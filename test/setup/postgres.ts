@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { dateIn } from '../../src/catalogue/clock.js';
+import { dateIn } from '../../src/core/clock.js';
 import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
 import { openDatabase } from '../../src/db/connect.js';
 

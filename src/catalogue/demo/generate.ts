@@ -1,4 +1,4 @@
-import { addDays } from '../clock.js';
+import { addDays } from '../../core/clock.js';
 import { DEPARTMENTS } from '../geography.js';
 import type { CentreRecord, SessionRecord } from '../read-model.js';
 import type { CatalogueData } from '../repository.js';

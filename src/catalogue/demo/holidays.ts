@@ -1,4 +1,4 @@
-import { addDays } from '../clock.js';
+import { addDays } from '../../core/clock.js';
 
 /** Western Easter Sunday (anonymous Gregorian algorithm), as YYYY-MM-DD. */
 function easterSunday(year: number): string {

@@ -1,9 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { dateIn } from '../../catalogue/clock.js';
 import { argumentsObject, countField, flagField, textField } from '../../catalogue/fields.js';
 import { firstOnOrAfter, type SessionEntry } from '../../catalogue/read-model.js';
 import { CentreSchema, StageSessionSchema } from '../../catalogue/schemas.js';
+import { dateIn } from '../../core/clock.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { sessionLine } from '../format.js';

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import { dateIn } from '../../catalogue/clock.js';
 import { SearchQuerySchema, type StageList, StageListSchema } from '../../catalogue/schemas.js';
 import { SearchArgumentError, type SearchResult, searchStages } from '../../catalogue/search.js';
+import { dateIn } from '../../core/clock.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { sessionLine } from '../format.js';

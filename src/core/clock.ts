@@ -1,5 +1,7 @@
-import { METROPOLITAN_TIME_ZONE } from './geography.js';
+/** Metropolitan France's zone; overseas departments have their own (catalogue/geography.ts). */
+export const METROPOLITAN_TIME_ZONE = 'Europe/Paris';
 
+/** The time, injected: tests freeze it, the service reads the system's. */
 export interface Clock {
   now(): Date;
 }

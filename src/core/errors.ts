@@ -1,0 +1,30 @@
+/** A field or parameter at fault, and why (problem+json `errors[]`). */
+export interface FieldError {
+  name: string;
+  reason: string;
+  /** Imports: position of the bad record in the batch, from 0. */
+  index?: number;
+  /** Imports (NDJSON, CSV): line of the bad record in the file. */
+  line?: number;
+  /** Imports: the record's type. */
+  type?: string;
+  /** Imports: the record's id. */
+  id?: string;
+}
+
+/**
+ * A refusal the domain decides: an HTTP status, a stable machine code (as jose's errors carry),
+ * a message for the caller, and the fields at fault. Domain functions throw it; the one error
+ * handler (http/errors.ts) answers it in the format of the door it came through.
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
