@@ -52,7 +52,9 @@ describe('operator command line', { timeout: 120_000 }, () => {
       expect(again.code, again.stderr).toBe(0);
       // On PostgreSQL the test database also holds the demo catalogue.
       expect(again.stdout).toMatch(/centres: 0 created, 0 updated, [1-9]\d* unchanged/);
-      expect(again.stdout).toMatch(/sessions: 0 created, 0 updated, [2-9]\d* unchanged/);
+      // At least the file's two sessions (any count: the demo's depends on the day it was made).
+      const unchanged = /sessions: 0 created, 0 updated, (\d+) unchanged/.exec(again.stdout)?.[1];
+      expect(Number(unchanged), again.stdout).toBeGreaterThanOrEqual(2);
     }
     expect(await readFile(join(dir, 'export.csv'), 'utf8')).toMatch(/^type,id,slug,/);
   });
