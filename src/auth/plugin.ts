@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AccessTokens } from './access-tokens.js';
 import { ANONYMOUS, type Identity } from './identity.js';
 import { KnownClients } from './known-clients.js';
-import { oauthRoutes } from './routes.js';
+import { oauthRoutes } from './routes/index.js';
 import { SigningKeyStore } from './signing-keys.js';
 import { authUrls } from './urls.js';
 

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import { parseClientMetadata } from '../client-metadata.js';
+import { insertClient } from '../clients.js';
+import { OAuthError } from '../oauth-errors.js';
+import { READ_SCOPE } from '../policy.js';
+import { hashSecret, newClientId, newClientSecret } from '../secrets.js';
+import { mediaType, OAUTH_BODY_LIMIT, REGISTER_PATH } from './common.js';
+
+/**
+ * POST /api/oauth/register (RFC 7591). Registration is open to every agent, but not to every web
+ * page: a page could otherwise spend its visitors' addresses' registration budgets and mint
+ * clients from their browsers. Browser origins on OAUTH_REGISTRATION_ORIGINS get CORS (preflight
+ * included); any other Origin is refused before anything is written.
+ */
+export function registerRoute(app: FastifyInstance): void {
+  const registrationOrigins = app.config.oauthRegistrationOrigins;
+  const anyOrigin = registrationOrigins.includes('*');
+  const registrationCors = { cors: { origin: anyOrigin ? '*' : registrationOrigins } };
+  const originAllowed = (origin: string | undefined) =>
+    origin === undefined || anyOrigin || registrationOrigins.includes(origin);
+  app.options(REGISTER_PATH, { config: registrationCors }, async (_request, reply) =>
+    reply.code(204).header('allow', 'POST, OPTIONS').send(),
+  );
+
+  app.post(REGISTER_PATH, { bodyLimit: OAUTH_BODY_LIMIT, config: registrationCors }, async (request, reply) => {
+    if (!originAllowed(request.headers.origin))
+      throw new OAuthError(
+        403,
+        'invalid_request',
+        'Client registration from this browser origin is not allowed; register from your own server or agent.',
+      );
+    if (mediaType(request) !== 'application/json')
+      throw new OAuthError(415, 'invalid_request', 'Content-Type must be application/json.');
+    const metadata = parseClientMetadata(request.body);
+    const clientId = newClientId();
+    const clientSecret = newClientSecret();
+    const now = app.clock.now();
+    await insertClient(app.database.db, {
+      clientId,
+      secretHash: hashSecret(clientSecret),
+      clientName: metadata.clientName,
+      tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
+      createdAt: now,
+    });
+    app.knownClients.remember(clientId);
+    request.log.info({ clientId }, 'oauth client registered');
+    return reply
+      .code(201)
+      .type('application/json; charset=utf-8')
+      .send({
+        client_id: clientId,
+        client_secret: clientSecret,
+        client_id_issued_at: Math.floor(now.getTime() / 1000),
+        client_secret_expires_at: 0,
+        client_name: metadata.clientName,
+        // RFC 7591 §3.2.1 lets the server replace requested values; none is ever registered,
+        // and MCP SDK clients refuse a registration answer without this field.
+        redirect_uris: [],
+        grant_types: ['client_credentials'],
+        token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
+        scope: READ_SCOPE,
+      });
+  });
+}
