@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { SERVICE_VERSION } from '../core/version.js';
 import { MCP_SERVER_CARD_PATH } from '../discovery/documents.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
-import { MCP_PATH } from './plugin.js';
+import { MCP_PATH } from './json-rpc.js';
 import { MCP_SERVER_NAME } from './server.js';
 
 export const SERVER_CARD_PATHS = [MCP_SERVER_CARD_PATH, '/api/mcp/server-card'] as const;

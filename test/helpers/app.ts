@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import type { Clock } from '../../src/core/clock.js';
 import { type CatalogueData, replaceCatalogue } from '../../src/catalogue/repository.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import type { Clock } from '../../src/core/clock.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 
 export const BASE_URL = 'https://stages.example.test';

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { TestProject } from 'vitest/node';
-import { dateIn } from '../../src/core/clock.js';
 import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
+import { dateIn } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connect.js';
 
 export const PGLITE_TEMPLATE = '.test-data/pglite-template.tar.gz';
