@@ -23,10 +23,10 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { createApiKey } from '../src/admin/api-keys.js';
-import { loadDemoCatalogue } from '../src/catalogue/demo/load.js';
-import { dateIn } from '../src/core/clock.js';
-import { openDatabase } from '../src/db/connect.js';
+import { createApiKey } from '../../src/admin/api-keys.js';
+import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
+import { dateIn } from '../../src/core/clock.js';
+import { openDatabase } from '../../src/db/connect.js';
 
 const PG_PORT = 4590;
 const PORTS = [4591, 4592] as const;

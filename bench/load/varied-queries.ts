@@ -1,6 +1,6 @@
-import { generateDemoCatalogue } from '../src/catalogue/demo/generate.js';
-import { DEPARTMENTS } from '../src/catalogue/geography.js';
-import { dateIn } from '../src/core/clock.js';
+import { generateDemoCatalogue } from '../../src/catalogue/demo/generate.js';
+import { DEPARTMENTS } from '../../src/catalogue/geography.js';
+import { dateIn } from '../../src/core/clock.js';
 
 /**
  * `count` distinct /api/stages query strings over the demo catalogue the service holds today:

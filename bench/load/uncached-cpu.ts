@@ -1,9 +1,9 @@
 /**
  * Server CPU per request on the 6,000 distinct uncached queries of `npm run bench`
- * (bench/varied-queries.ts), read from /proc for a service you started yourself:
+ * (bench/load/varied-queries.ts), read from /proc for a service you started yourself:
  *
  *   PORT=39874 HOST=127.0.0.1 DATA_DIR=.bench-data RATE_LIMIT=off node dist/server.js &
- *   npx tsx bench/uncached-cpu.ts 39874 $!
+ *   npx tsx bench/load/uncached-cpu.ts 39874 $!
  *
  * 500 requests warm it up (the first `near` loads the geography), then 50 connections for 10 s, as
  * fast as they go or, with UNCACHED_RATE, at that many requests per second in all (a fixed rate

@@ -1,14 +1,14 @@
 /**
- * tsx bench/token-verify.ts — the cost of checking a presented access token, with and without
+ * tsx bench/micro/token-verify.ts — the cost of checking a presented access token, with and without
  * the registered-client check (a cached lookup), in-process on an in-memory database.
  */
-import { AccessTokens } from '../src/auth/access-tokens.js';
-import { insertClient } from '../src/auth/clients.js';
-import { KnownClients } from '../src/auth/known-clients.js';
-import { SigningKeyStore } from '../src/auth/signing-keys.js';
-import { authUrls } from '../src/auth/urls.js';
-import { systemClock } from '../src/core/clock.js';
-import { openDatabase } from '../src/db/connect.js';
+import { AccessTokens } from '../../src/auth/access-tokens.js';
+import { insertClient } from '../../src/auth/clients.js';
+import { KnownClients } from '../../src/auth/known-clients.js';
+import { SigningKeyStore } from '../../src/auth/signing-keys.js';
+import { authUrls } from '../../src/auth/urls.js';
+import { systemClock } from '../../src/core/clock.js';
+import { openDatabase } from '../../src/db/connect.js';
 
 const N = Number(process.env.N ?? 5000);
 const database = await openDatabase({ kind: 'pglite', dataDir: 'memory://' });

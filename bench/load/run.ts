@@ -55,7 +55,7 @@ async function startService(port: number, env: Record<string, string>): Promise<
 }
 
 async function startBare(bodies: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load/bare-server.ts'], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, BARE_PORT: process.env.BENCH_PORT ? String(Number(process.env.BENCH_PORT) + 2) : '0' },
   });

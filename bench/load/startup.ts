@@ -3,7 +3,7 @@
  * `node dist/server.js` until /api/health answers 200, and its RSS 1.5 s later, for a first start on
  * a fresh embedded database (demo catalogue) and then for restarts. Not part of `npm test`.
  *
- *   npm run build && npx tsx bench/startup.ts            (STARTUP_DATA_DIR, default .bench-startup;
+ *   npm run build && npx tsx bench/load/startup.ts            (STARTUP_DATA_DIR, default .bench-startup;
  *                                                         STARTUP_RESTARTS, default 3; STARTUP_PORT, 4592)
  */
 import { spawn } from 'node:child_process';

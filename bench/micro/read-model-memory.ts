@@ -1,5 +1,5 @@
 /**
- * npx tsx --expose-gc bench/read-model-memory.ts — what the in-memory read model costs per session.
+ * npx tsx --expose-gc bench/micro/read-model-memory.ts — what the in-memory read model costs per session.
  *
  * For the demo catalogue at 1× and 10× (MEMORY_SCALES=1,10): generates the records, then measures
  * the heap before and after building the snapshot (the records themselves excluded: they are
@@ -10,12 +10,12 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { generateDemoCatalogue } from '../src/catalogue/demo/generate.js';
-import { columnsOf } from '../src/catalogue/list-columns.js';
-import { CatalogueSnapshot, urlBuilder } from '../src/catalogue/read-model.js';
+import { generateDemoCatalogue } from '../../src/catalogue/demo/generate.js';
+import { columnsOf } from '../../src/catalogue/list-columns.js';
+import { CatalogueSnapshot, urlBuilder } from '../../src/catalogue/read-model.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with --expose-gc: npx tsx --expose-gc bench/read-model-memory.ts');
+if (!gc) throw new Error('run with --expose-gc: npx tsx --expose-gc bench/micro/read-model-memory.ts');
 
 const heap = () => {
   gc();

@@ -21,10 +21,10 @@ import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { createApiKey } from '../src/admin/api-keys.js';
-import { loadDemoCatalogue } from '../src/catalogue/demo/load.js';
-import { dateIn } from '../src/core/clock.js';
-import { openDatabase } from '../src/db/connect.js';
+import { createApiKey } from '../../src/admin/api-keys.js';
+import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
+import { dateIn } from '../../src/core/clock.js';
+import { openDatabase } from '../../src/db/connect.js';
 import { variedQueries } from './varied-queries.js';
 
 const SCALE = Number(process.env.CHANGES_SCALE ?? 1);

@@ -2,12 +2,12 @@
  * CPU that request logging adds per request: the same cached read answered in-process (inject)
  * with logging silent and at `info` into a sink, alternately, after a warm-up.
  *
- *   npx tsx bench/log-cost.ts     (LOG_COST_DATA_DIR, default .bench-data: an initialised data dir)
+ *   npx tsx bench/micro/log-cost.ts     (LOG_COST_DATA_DIR, default .bench-data: an initialised data dir)
  */
 import { Writable } from 'node:stream';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/connect.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/connect.js';
 
 const DATA_DIR = process.env.LOG_COST_DATA_DIR ?? '.bench-data';
 const N = Number(process.env.LOG_COST_REQUESTS ?? 20000);

@@ -4,17 +4,17 @@
  * mean CPU and p50/p99 wall time of single calls, against the walk over every session that the
  * tests use as reference (test/helpers/reference-search.ts).
  *
- *   npx tsx bench/search-cost.ts                        (the demo: ~20,000 sessions)
- *   SEARCH_COST_SCALE=10 npx tsx bench/search-cost.ts   (ten times: ~200,000 sessions)
+ *   npx tsx bench/micro/search-cost.ts                        (the demo: ~20,000 sessions)
+ *   SEARCH_COST_SCALE=10 npx tsx bench/micro/search-cost.ts   (ten times: ~200,000 sessions)
  */
 
-import { generateDemoCatalogue } from '../src/catalogue/demo/generate.js';
-import { DEPARTMENTS } from '../src/catalogue/geography.js';
-import { CatalogueSnapshot, urlBuilder } from '../src/catalogue/read-model.js';
-import type { SearchQuery } from '../src/catalogue/schemas.js';
-import { searchStages } from '../src/catalogue/search.js';
-import { dateIn } from '../src/core/clock.js';
-import { referenceSearch } from '../test/helpers/reference-search.js';
+import { generateDemoCatalogue } from '../../src/catalogue/demo/generate.js';
+import { DEPARTMENTS } from '../../src/catalogue/geography.js';
+import { CatalogueSnapshot, urlBuilder } from '../../src/catalogue/read-model.js';
+import type { SearchQuery } from '../../src/catalogue/schemas.js';
+import { searchStages } from '../../src/catalogue/search.js';
+import { dateIn } from '../../src/core/clock.js';
+import { referenceSearch } from '../../test/helpers/reference-search.js';
 
 const SCALE = Number(process.env.SEARCH_COST_SCALE ?? 1);
 const today = dateIn(new Date());
