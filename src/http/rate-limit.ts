@@ -66,69 +66,52 @@ export function addressBucket(request: FastifyRequest): string {
   return `ip:${normalizeIP(request.ip, IPV6_BUCKET_PREFIX)}`;
 }
 
-/**
- * Rate-limit tiers (spec §5, §8): anonymous callers per IP address, callers with a valid access
- * token per client_id with a higher budget, and tighter per-IP budgets on registration and
- * token requests. Counters live in memory, or in Redis with REDIS_URL so that every instance
- * shares them. If Redis stops answering, requests are let through (fail open) and the outage
- * shows in /api/health until it answers again.
- */
-export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
-  const settings = config.rateLimit;
-  if (!settings.enabled) {
-    app.decorate('rateLimitStatus', () => undefined);
-    app.decorate('chargeRateLimit', async () => {});
-    app.decorate('chargeReservation', async () => ({ allowed: true as const }));
-    return;
-  }
+/** A Redis connection for the counters, and the breaker that notices when it stops answering. */
+async function connectRedis(app: FastifyInstance, url: string): Promise<{ redis: Redis; breaker: CircuitBreaker }> {
+  let reported: 'up' | 'down' | undefined;
+  // Loaded only with REDIS_URL.
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, {
+    // Fail fast while Redis is away rather than queueing: the limiter then lets requests pass.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    commandTimeout: 500,
+    retryStrategy: (attempt) => Math.min(attempt * 250, 2000),
+  });
+  const breaker = new CircuitBreaker('the Redis rate-limit store', {
+    threshold: BREAKER_THRESHOLD,
+    openMs: BREAKER_OPEN_MS,
+    timeoutMs: BREAKER_TIMEOUT_MS,
+    onChange: (state) =>
+      state === 'open'
+        ? app.log.warn('rate limiting: Redis store not answering; requests are not limited until it answers again')
+        : app.log.info('rate limiting: Redis store answering again'),
+  });
+  redis.on('ready', () => {
+    if (reported !== 'up') app.log.info('rate limiting: Redis store connected');
+    reported = 'up';
+    // A fresh connection answered: no need to wait for the breaker's next probe.
+    breaker.reset();
+  });
+  redis.on('error', (err) => {
+    if (reported !== 'down')
+      app.log.warn(
+        { err: err.message },
+        'rate limiting: Redis store unreachable; requests are not limited until it is back',
+      );
+    reported = 'down';
+  });
+  app.addHook('onClose', async () => {
+    redis.disconnect();
+  });
+  return { redis, breaker };
+}
 
-  let redis: Redis | undefined;
-  let breaker: CircuitBreaker | undefined;
-  if (settings.redisUrl) {
-    let reported: 'up' | 'down' | undefined;
-    // Loaded only with REDIS_URL.
-    const { Redis } = await import('ioredis');
-    redis = new Redis(settings.redisUrl, {
-      // Fail fast while Redis is away rather than queueing: the limiter then lets requests pass.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
-      commandTimeout: 500,
-      retryStrategy: (attempt) => Math.min(attempt * 250, 2000),
-    });
-    redis.on('ready', () => {
-      if (reported !== 'up') app.log.info('rate limiting: Redis store connected');
-      reported = 'up';
-      // A fresh connection answered: no need to wait for the breaker's next probe.
-      breaker?.reset();
-    });
-    redis.on('error', (err) => {
-      if (reported !== 'down')
-        app.log.warn(
-          { err: err.message },
-          'rate limiting: Redis store unreachable; requests are not limited until it is back',
-        );
-      reported = 'down';
-    });
-    breaker = new CircuitBreaker('the Redis rate-limit store', {
-      threshold: BREAKER_THRESHOLD,
-      openMs: BREAKER_OPEN_MS,
-      timeoutMs: BREAKER_TIMEOUT_MS,
-      onChange: (state) =>
-        state === 'open'
-          ? app.log.warn('rate limiting: Redis store not answering; requests are not limited until it answers again')
-          : app.log.info('rate limiting: Redis store answering again'),
-    });
-    app.addHook('onClose', async () => {
-      redis?.disconnect();
-    });
-  }
-  app.decorate('rateLimitStatus', () => ({
-    store: redis ? 'redis' : 'memory',
-    status: !redis || (redis.status === 'ready' && breaker?.state !== 'open') ? 'up' : 'down',
-  }));
+type Settings = Config['rateLimit'];
 
-  // Per-route budgets, set before the plugin reads each route's configuration.
+/** Per-route budgets, set before the plugin reads each route's configuration. */
+function setRouteBudgets(app: FastifyInstance, settings: Settings): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.includes('POST')) return;
@@ -144,23 +127,30 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
       } as RouteOptions['config'];
     }
   });
+}
 
-  await app.register(rateLimit, {
-    global: true,
-    hook: 'onRequest',
-    timeWindow: settings.windowMs,
-    keyGenerator: bucket,
-    max: (_request, key) =>
-      key.startsWith('client:') ? settings.authenticated : key.startsWith('key:') ? settings.admin : settings.anonymous,
-    allowList: (request) => request.method === 'OPTIONS',
-    // RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (IETF draft) and Retry-After.
-    enableDraftSpec: true,
-    skipOnError: true,
-    nameSpace: 'stages-rate-limit:',
-    ...(redis && breaker ? { store: guardedRedisStore(redis, 'stages-rate-limit:', breaker) } : {}),
-    errorResponseBuilder: (request, context) => limitReached(request, context.max, context.after, context.statusCode),
-  });
+/** The 429 error of a spent budget, saying whose budget, how large, and when to retry. */
+function limitReachedError(settings: Settings) {
+  return (request: FastifyRequest, max: number, after: string, statusCode: number) => {
+    const key = bucket(request);
+    const who = key.startsWith('client:') ? 'this client' : key.startsWith('key:') ? 'this API key' : 'this address';
+    const per = request.routeOptions.url === REGISTER_PATH ? 'hour' : `${settings.windowMs / 1000} s`;
+    const err = new Error(`Rate limit reached for ${who}: ${max} requests per ${per}. Retry in ${after}.`) as Error & {
+      statusCode: number;
+      code: string;
+    };
+    err.statusCode = statusCode;
+    err.code = RATE_LIMITED;
+    return err;
+  };
+}
 
+/** chargeRateLimit and chargeReservation: budgets spent by work the route hook does not see. */
+function decorateCharges(
+  app: FastifyInstance,
+  settings: Settings,
+  limitReached: ReturnType<typeof limitReachedError>,
+): void {
   const limiter = app.createRateLimit();
   app.decorate('chargeRateLimit', async (request: FastifyRequest, reply: FastifyReply, units = 1) => {
     let verdict: Awaited<ReturnType<typeof limiter>> | undefined;
@@ -188,17 +178,48 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
       ? { allowed: true as const }
       : { allowed: false as const, retryAfterSeconds: verdict.ttlInSeconds };
   });
+}
 
-  function limitReached(request: FastifyRequest, max: number, after: string, statusCode: number) {
-    const key = bucket(request);
-    const who = key.startsWith('client:') ? 'this client' : key.startsWith('key:') ? 'this API key' : 'this address';
-    const per = request.routeOptions.url === REGISTER_PATH ? 'hour' : `${settings.windowMs / 1000} s`;
-    const err = new Error(`Rate limit reached for ${who}: ${max} requests per ${per}. Retry in ${after}.`) as Error & {
-      statusCode: number;
-      code: string;
-    };
-    err.statusCode = statusCode;
-    err.code = RATE_LIMITED;
-    return err;
+/**
+ * Rate-limit tiers (spec §5, §8): anonymous callers per IP address, callers with a valid access
+ * token per client_id with a higher budget, and tighter per-IP budgets on registration and
+ * token requests. Counters live in memory, or in Redis with REDIS_URL so that every instance
+ * shares them. If Redis stops answering, requests are let through (fail open) and the outage
+ * shows in /api/health until it answers again.
+ */
+export async function registerRateLimit(app: FastifyInstance, config: Config): Promise<void> {
+  const settings = config.rateLimit;
+  if (!settings.enabled) {
+    app.decorate('rateLimitStatus', () => undefined);
+    app.decorate('chargeRateLimit', async () => {});
+    app.decorate('chargeReservation', async () => ({ allowed: true as const }));
+    return;
   }
+
+  const { redis, breaker } = settings.redisUrl ? await connectRedis(app, settings.redisUrl) : {};
+  app.decorate('rateLimitStatus', () => ({
+    store: redis ? 'redis' : 'memory',
+    status: !redis || (redis.status === 'ready' && breaker?.state !== 'open') ? 'up' : 'down',
+  }));
+
+  setRouteBudgets(app, settings);
+  const limitReached = limitReachedError(settings);
+
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    timeWindow: settings.windowMs,
+    keyGenerator: bucket,
+    max: (_request, key) =>
+      key.startsWith('client:') ? settings.authenticated : key.startsWith('key:') ? settings.admin : settings.anonymous,
+    allowList: (request) => request.method === 'OPTIONS',
+    // RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (IETF draft) and Retry-After.
+    enableDraftSpec: true,
+    skipOnError: true,
+    nameSpace: 'stages-rate-limit:',
+    ...(redis && breaker ? { store: guardedRedisStore(redis, 'stages-rate-limit:', breaker) } : {}),
+    errorResponseBuilder: (request, context) => limitReached(request, context.max, context.after, context.statusCode),
+  });
+
+  decorateCharges(app, settings, limitReached);
 }
