@@ -30,6 +30,21 @@ export async function registerMetrics(
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
+  observeRequests(app, registry, knownTools, Counter, Histogram);
+  stateGauges(app, registry, Gauge);
+  app.decorate('metrics', registry);
+}
+
+type Prom = typeof import('prom-client');
+
+/** Request durations by route pattern, and MCP tool calls by tool. */
+function observeRequests(
+  app: FastifyInstance,
+  registry: Registry,
+  knownTools: ReadonlySet<string>,
+  Counter: Prom['Counter'],
+  Histogram: Prom['Histogram'],
+): void {
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time to answer HTTP requests, by method, route pattern and status code.',
@@ -60,7 +75,10 @@ export async function registerMetrics(
       }
     }
   });
+}
 
+/** The read model, the rate-limit store, the database pool and draining, read at scrape time. */
+function stateGauges(app: FastifyInstance, registry: Registry, Gauge: Prom['Gauge']): void {
   // Read at scrape time (prom-client calls `collect`), so that nothing on the request path pays for them.
   const snapshot = () => app.catalogue.snapshot;
   gauge(Gauge, registry, 'catalogue_version', 'Version of the served read model.', (g) => g.set(snapshot().version));
@@ -103,7 +121,6 @@ export async function registerMetrics(
   gauge(Gauge, registry, 'process_draining', '1 while the instance shuts down.', (g) =>
     g.set(app.lifecycle.draining ? 1 : 0),
   );
-  app.decorate('metrics', registry);
 }
 
 function toolCallMessages(body: unknown): unknown[] {
