@@ -1,7 +1,7 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { adminRoutes } from './admin/routes.js';
+import { adminPlugin } from './admin/plugin.js';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
 import { Catalogue } from './catalogue/catalogue.js';
@@ -129,7 +129,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(sessionRoute);
   await app.register(healthRoutes);
   await registerAuth(app);
-  await app.register(adminRoutes);
+  await app.register(adminPlugin);
   await app.register(discoveryRoutes);
   await app.register(docsRoutes);
   const articles = deps.articles ?? (await ArticleLibrary.load());

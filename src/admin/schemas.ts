@@ -144,7 +144,9 @@ export const CentreInputSchema = z
 
 export type CentreInput = z.output<typeof CentreInputSchema>;
 
-const SESSION_STATUS = z.enum(['scheduled', 'cancelled'], { error: 'status must be "scheduled" or "cancelled"' });
+export const SESSION_STATUS = z.enum(['scheduled', 'cancelled'], {
+  error: 'status must be "scheduled" or "cancelled"',
+});
 
 const sessionFields = {
   centreId: uuidField('centreId').describe('The hosting centre.'),
@@ -257,43 +259,5 @@ export const PlacesChangeSchema = z
   })
   .strict()
   .describe('A relative change of the places left.');
-
-export const AdminCentreSchema = z
-  .object({
-    id: z.uuid(),
-    slug: z.string(),
-    name: z.string(),
-    address: z.string(),
-    city: z.string(),
-    postalCode: z.string(),
-    deptCode: z.string(),
-    lat: z.number(),
-    lng: z.number(),
-    agrementNumber: z.string(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-    updatedAt: z.iso.datetime({ offset: true }).describe('Time of the last change.'),
-  })
-  .meta({ id: 'AdminCentre', description: 'A centre as stored, private contact details included.' });
-
-export const AdminSessionSchema = z
-  .object({
-    id: z.uuid(),
-    centreId: z.uuid(),
-    courseNumber: z.string(),
-    day1: z.iso.date(),
-    day2: z.iso.date(),
-    startTime: z.string(),
-    endTime: z.string(),
-    priceEuros: z.number(),
-    capacity: z.int(),
-    spotsAvailable: z.int(),
-    status: SESSION_STATUS,
-    updatedAt: z.iso.datetime({ offset: true }).describe('Time of the last change.'),
-  })
-  .meta({ id: 'AdminSession', description: 'A session as stored: past, full and cancelled ones included.' });
-
-export type AdminSession = z.output<typeof AdminSessionSchema>;
-export type AdminCentre = z.output<typeof AdminCentreSchema>;
 
 export const SESSION_STATUSES = SESSION_STATUS.options;

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DomainError } from '../core/errors.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/unavailable.js';
 import { type ParameterError, problem, sendProblem } from './problem.js';
 
@@ -48,9 +49,19 @@ function sendHtml(reply: FastifyReply, status: number, page: HtmlErrorPage): Fas
 }
 
 /**
+ * A refusal the domain threw (core/errors.ts): problem details with its status, code, message and
+ * the fields at fault; a browser asking for a page gets the error page of that status.
+ */
+function sendDomainError(reply: FastifyReply, err: DomainError, html: HtmlErrorPage | undefined): FastifyReply {
+  if (html) return sendHtml(reply, err.status, html);
+  return sendProblem(reply, problem(err.status, err.code, err.message, err.errors ? { errors: err.errors } : {}));
+}
+
+/**
  * One error handler for the whole service: RFC 9457 problem details, never a stack trace or
- * an internal message. Routes with their own error format (OAuth, MCP) answer before this.
- * With `htmlPage` (the site is on), browsers get readable pages instead.
+ * an internal message. Domain refusals (DomainError) are answered here, once, for every route
+ * that throws them. Routes with their own error format (OAuth, MCP, the reservation form) answer
+ * before this. With `htmlPage` (the site is on), browsers get readable pages instead.
  */
 export function registerErrorHandling(app: FastifyInstance, htmlPage?: HtmlErrorPage): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -63,6 +74,7 @@ export function registerErrorHandling(app: FastifyInstance, htmlPage?: HtmlError
         problem(400, 'invalid_parameters', detail, { errors, instance: request.url.split('?')[0] }),
       );
     }
+    if (err instanceof DomainError) return sendDomainError(reply, err, html);
     if (isDatabaseUnavailable(err)) {
       request.log.warn({ err: err.message }, 'database unavailable; answered 503');
       reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS);

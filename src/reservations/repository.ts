@@ -1,7 +1,9 @@
 import { and, desc, eq, getTableColumns, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
-import { catalogueWrite, type Tx, WriteRefused } from '../admin/repository.js';
+import { DomainError } from '../core/errors.js';
 import type { Db } from '../db/connect.js';
 import { centres, reservationLinks, reservations, stageSessions } from '../db/schema.js';
+import { catalogueWrite, type Tx } from '../db/write.js';
+import { WriteRefused } from '../db/write-refused.js';
 import { emailKey, type Reason, type ReservationDetails } from './form.js';
 import { newLinkToken, newReference, secretHash } from './secrets.js';
 
@@ -224,15 +226,8 @@ export async function getReservation(db: Db, id: string): Promise<ReservationRow
   return row;
 }
 
-export class StatusRefused extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** A status change the reservation's state refuses (unknown to this key, or already cancelled). */
+export class StatusRefused extends DomainError {}
 
 /**
  * The centre (or the operator) confirms or cancels: pending → confirmed, pending or confirmed →

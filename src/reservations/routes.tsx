@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { SessionEntry } from '../catalogue/read-model.js';
 import { sessionStatus } from '../catalogue/session-status.js';
 import { dateIn } from '../core/clock.js';
+import { UUID } from '../core/uuid.js';
 import { isDatabaseUnavailable, rootCause } from '../db/unavailable.js';
 import type { SiteInfo } from '../site/layout.js';
 import { ErrorPage } from '../site/pages/error.js';
@@ -13,7 +14,6 @@ import { type BookedMailFacts, centreNoticeMail, confirmationMail, type Mailer }
 import { bookPlace, cancelByPerson, centreContact, findByToken, type ReservationRow } from './repository.js';
 import { LINK_TOKEN } from './secrets.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // A form of six short fields; anything bigger is not from our page.
 const FORM_BODY_LIMIT = 8 * 1024;
 

@@ -8,6 +8,7 @@ import { firstOnOrAfter } from '../catalogue/read-model.js';
 import { searchStages } from '../catalogue/search.js';
 import { sessionStatus } from '../catalogue/session-status.js';
 import { dateIn } from '../core/clock.js';
+import { UUID } from '../core/uuid.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 import type { FormState } from '../reservations/form.js';
 import { FormGuard } from '../reservations/form-guard.js';
@@ -27,7 +28,6 @@ import { MAX_PAGE, PER_PAGE, parseSearch } from './search-query.js';
 import { robotsTxt, sitemapXml } from './sitemap.js';
 import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Articles the session page links to, by slug. */
 const LINKED_ARTICLES = [
   'reserver-un-stage-etapes-et-documents',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportCatalogue } from '../../src/admin/import.js';
+import { exportCatalogue } from '../../src/admin/import/export.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 import { keysFor, NEW_CENTRE, newSession } from './helpers.js';

@@ -1,0 +1,48 @@
+import { inArray } from 'drizzle-orm';
+import type { Db } from '../../db/connect.js';
+import type { centres, stageSessions } from '../../db/schema.js';
+import type { ImportCounts } from './records.js';
+import { inChunks } from './records.js';
+
+/** What a batch changes in one table: the counts, and the rows to upsert. */
+export interface TablePlan<V> {
+  counts: ImportCounts;
+  writes: ({ id: string } & V)[];
+}
+
+/** The stored rows with these ids. */
+export async function rowsById<T extends { id: string }>(
+  db: Pick<Db, 'select'>,
+  table: typeof centres | typeof stageSessions,
+  ids: string[],
+): Promise<Map<string, T>> {
+  const rows = await inChunks(
+    ids,
+    async (chunk) => (await db.select().from(table).where(inArray(table.id, chunk))) as unknown as T[],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/**
+ * The same for centres and sessions: each item is new (created), differs from its stored row
+ * (updated) or matches it (unchanged, and not written, so its updatedAt stays).
+ */
+export function diffAgainstStored<I, R, V>(
+  items: readonly { id: string; input: I }[],
+  stored: Map<string, R>,
+  valuesOf: (input: I) => V,
+  same: (row: R, values: V) => boolean,
+): TablePlan<V> {
+  const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
+  const writes: ({ id: string } & V)[] = [];
+  for (const item of items) {
+    const values = valuesOf(item.input);
+    const current = stored.get(item.id);
+    if (current && same(current, values)) counts.unchanged++;
+    else {
+      counts[current ? 'updated' : 'created']++;
+      writes.push({ id: item.id, ...values });
+    }
+  }
+  return { counts, writes };
+}

@@ -1,0 +1,83 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/connect.js';
+import { centres, stageSessions } from '../../db/schema.js';
+import { catalogueWrite, type Tx } from '../../db/write.js';
+import type { WriteScope } from '../repository/scope.js';
+import {
+  type CentreRow,
+  centreValues,
+  type SessionRow,
+  sameCentre,
+  sameSession,
+  sessionValues,
+} from '../repository/views.js';
+import { diffAgainstStored, rowsById } from './diff.js';
+import { prepare } from './prepare.js';
+import { CHUNK, type ImportRecord, type ImportResult } from './records.js';
+
+/** `set col = excluded.col` for each column, and a fresh updated_at. */
+function excludedSet(table: typeof centres | typeof stageSessions, keys: string[]) {
+  const set: Record<string, unknown> = { updatedAt: sql`now()` };
+  const columns = table as unknown as Record<string, { name: string }>;
+  for (const key of keys) {
+    const column = columns[key];
+    if (column) set[key] = sql.raw(`excluded."${column.name}"`);
+  }
+  return set;
+}
+
+/** Inserts the rows, or updates those whose id is stored, a chunk at a time. */
+async function upsert<T extends typeof centres | typeof stageSessions>(
+  tx: Tx,
+  table: T,
+  rows: (typeof table.$inferInsert)[],
+): Promise<void> {
+  const set = excludedSet(
+    table,
+    Object.keys(rows[0] ?? {}).filter((k) => k !== 'id'),
+  );
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await tx
+      .insert(table as typeof centres)
+      .values(rows.slice(i, i + CHUNK) as (typeof centres.$inferInsert)[])
+      .onConflictDoUpdate({ target: table.id, set });
+  }
+}
+
+/** Validates a batch and, unless `dryRun`, writes it in one transaction. */
+export async function importBatch(
+  db: Db,
+  records: readonly ImportRecord[],
+  scope: WriteScope,
+  options: { dryRun: boolean },
+): Promise<ImportResult> {
+  const prepared = await prepare(db, records, scope);
+  const run = async (tx: Tx | Db): Promise<ImportResult> => {
+    const centrePlan = diffAgainstStored(
+      prepared.centres,
+      await rowsById<CentreRow>(
+        tx,
+        centres,
+        prepared.centres.map((c) => c.id),
+      ),
+      centreValues,
+      sameCentre,
+    );
+    const sessionPlan = diffAgainstStored(
+      prepared.sessions,
+      await rowsById<SessionRow>(
+        tx,
+        stageSessions,
+        prepared.sessions.map((s) => s.id),
+      ),
+      sessionValues,
+      sameSession,
+    );
+    const result = { dryRun: options.dryRun, centres: centrePlan.counts, sessions: sessionPlan.counts };
+    if (options.dryRun) return result;
+    await upsert(tx as Tx, centres, centrePlan.writes);
+    await upsert(tx as Tx, stageSessions, sessionPlan.writes);
+    return result;
+  };
+  return options.dryRun ? run(db) : catalogueWrite(db, run);
+}

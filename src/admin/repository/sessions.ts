@@ -1,0 +1,125 @@
+import { and, asc, eq, gt, gte, lte, or, type SQL, sql } from 'drizzle-orm';
+import type { Db } from '../../db/connect.js';
+import { centres, stageSessions } from '../../db/schema.js';
+import { catalogueWrite, type Tx } from '../../db/write.js';
+import { WriteRefused } from '../../db/write-refused.js';
+import type { ParameterError } from '../../http/problem.js';
+import type { AdminSession } from '../response-schemas.js';
+import type { SessionInput, SessionPatch } from '../schemas.js';
+import { etagOf, matches, preconditionFailed } from './etag.js';
+import { forbiddenCentre, type WriteScope } from './scope.js';
+import { type SessionRow, sameSession, sessionValues, sessionView } from './views.js';
+
+export async function getSession(db: Db | Tx, id: string): Promise<AdminSession | undefined> {
+  const [row] = await db.select().from(stageSessions).where(eq(stageSessions.id, id));
+  return row ? sessionView(row) : undefined;
+}
+
+/** Creates or replaces a session (a partner only on its own centre, before and after). */
+export async function putSession(
+  db: Db,
+  id: string,
+  input: SessionInput,
+  scope: WriteScope,
+  ifMatch: string | undefined,
+): Promise<{ created: boolean; session: AdminSession }> {
+  if (scope.centreId !== null && input.centreId !== scope.centreId) throw forbiddenCentre();
+  return catalogueWrite(db, async (tx) => {
+    const [current] = await tx.select().from(stageSessions).where(eq(stageSessions.id, id)).for('update');
+    if (current && scope.centreId !== null && current.centreId !== scope.centreId) throw forbiddenCentre();
+    if (!matches(ifMatch, current ? etagOf(sessionView(current)) : undefined)) throw preconditionFailed();
+    const [centre] = await tx.select({ id: centres.id }).from(centres).where(eq(centres.id, input.centreId));
+    if (!centre)
+      throw new WriteRefused(400, 'invalid_body', 'centreId: no centre has this id.', [
+        { name: 'centreId', reason: 'no centre has this id; create it first (PUT /api/admin/centres/{id})' },
+      ]);
+    const values = sessionValues(input);
+    if (current && sameSession(current, values)) return { created: false, session: sessionView(current) };
+    const [row] = current
+      ? await tx
+          .update(stageSessions)
+          .set({ ...values, updatedAt: sql`now()` })
+          .where(eq(stageSessions.id, id))
+          .returning()
+      : await tx
+          .insert(stageSessions)
+          .values({ id, ...values })
+          .returning();
+    return { created: !current, session: sessionView(row as SessionRow) };
+  });
+}
+
+/** The columns a patch sets (only the fields it names). */
+function patchColumns(patch: SessionPatch): Partial<typeof stageSessions.$inferInsert> {
+  const set: Partial<typeof stageSessions.$inferInsert> = {};
+  if (patch.priceEuros !== undefined) set.priceCents = Math.round(patch.priceEuros * 100);
+  if (patch.spotsAvailable !== undefined) set.spotsAvailable = patch.spotsAvailable;
+  if (patch.capacity !== undefined) set.capacity = patch.capacity;
+  if (patch.startTime !== undefined) set.startTime = patch.startTime;
+  if (patch.endTime !== undefined) set.endTime = patch.endTime;
+  if (patch.status !== undefined) set.status = patch.status;
+  return set;
+}
+
+/** Changes some fields of a session; the result is checked like a whole session. */
+export async function patchSession(
+  db: Db,
+  id: string,
+  patch: SessionPatch,
+  scope: WriteScope,
+  ifMatch: string | undefined,
+  validate: (merged: Record<string, unknown>) => ParameterError[],
+): Promise<AdminSession> {
+  return catalogueWrite(db, async (tx) => {
+    const [current] = await tx.select().from(stageSessions).where(eq(stageSessions.id, id)).for('update');
+    if (!current) throw new WriteRefused(404, 'not_found', `No session has the id ${id}.`);
+    if (scope.centreId !== null && current.centreId !== scope.centreId) throw forbiddenCentre();
+    if (!matches(ifMatch, etagOf(sessionView(current)))) throw preconditionFailed();
+    const { updatedAt: _, id: __, ...was } = sessionView(current);
+    const errors = validate({ ...was, ...patch });
+    if (errors.length > 0)
+      throw new WriteRefused(400, 'invalid_body', errors.map((e) => `${e.name}: ${e.reason}`).join('; '), errors);
+    const set = patchColumns(patch);
+    const unchanged = Object.entries(set).every(([k, v]) => current[k as keyof SessionRow] === v);
+    if (unchanged) return sessionView(current);
+    const [row] = await tx
+      .update(stageSessions)
+      .set({ ...set, updatedAt: sql`now()` })
+      .where(eq(stageSessions.id, id))
+      .returning();
+    return sessionView(row as SessionRow);
+  });
+}
+
+export interface SessionFilter {
+  centreId?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  status?: 'scheduled' | 'cancelled' | undefined;
+  /** Sessions after this one in (day1, id) order: the cursor of the previous page. */
+  after?: { day1: string; id: string } | undefined;
+  limit: number;
+}
+
+/** Sessions in (day1, id) order, past, full and cancelled included. */
+export async function listSessions(db: Db, filter: SessionFilter): Promise<AdminSession[]> {
+  const conditions: (SQL | undefined)[] = [
+    filter.centreId ? eq(stageSessions.centreId, filter.centreId) : undefined,
+    filter.from ? gte(stageSessions.day1, filter.from) : undefined,
+    filter.to ? lte(stageSessions.day1, filter.to) : undefined,
+    filter.status ? eq(stageSessions.status, filter.status) : undefined,
+    filter.after
+      ? or(
+          gt(stageSessions.day1, filter.after.day1),
+          and(eq(stageSessions.day1, filter.after.day1), gt(stageSessions.id, filter.after.id)),
+        )
+      : undefined,
+  ];
+  const rows = await db
+    .select()
+    .from(stageSessions)
+    .where(and(...conditions))
+    .orderBy(asc(stageSessions.day1), asc(stageSessions.id))
+    .limit(filter.limit);
+  return rows.map(sessionView);
+}

@@ -1,0 +1,94 @@
+import { addDays } from '../../core/clock.js';
+import type { centres, stageSessions } from '../../db/schema.js';
+import type { AdminCentre, AdminSession } from '../response-schemas.js';
+import type { CentreInput, SessionInput } from '../schemas.js';
+
+/*
+ * Stored rows ↔ the admin API's records: the view a caller reads, the column values an input
+ * writes, and whether a write would change anything (an unchanged record keeps its updatedAt).
+ */
+
+export type CentreRow = typeof centres.$inferSelect;
+export type SessionRow = typeof stageSessions.$inferSelect;
+
+export function centreView(row: CentreRow): AdminCentre {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    address: row.address,
+    city: row.city,
+    postalCode: row.postalCode,
+    deptCode: row.deptCode,
+    lat: row.lat,
+    lng: row.lng,
+    agrementNumber: row.agrementNumber,
+    email: row.email,
+    phone: row.phone,
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function sessionView(row: SessionRow): AdminSession {
+  return {
+    id: row.id,
+    centreId: row.centreId,
+    courseNumber: row.courseNumber,
+    day1: row.day1,
+    day2: row.day2,
+    startTime: row.startTime,
+    endTime: row.endTime,
+    priceEuros: row.priceCents / 100,
+    capacity: row.capacity,
+    spotsAvailable: row.spotsAvailable,
+    status: row.status as AdminSession['status'],
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function centreValues(input: CentreInput) {
+  return {
+    slug: input.slug,
+    name: input.name,
+    address: input.address,
+    city: input.city,
+    postalCode: input.postalCode,
+    deptCode: input.deptCode,
+    lat: input.lat,
+    lng: input.lng,
+    agrementNumber: input.agrementNumber,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+  };
+}
+
+export function sessionValues(input: SessionInput) {
+  return {
+    centreId: input.centreId,
+    courseNumber: input.courseNumber,
+    day1: input.day1,
+    day2: input.day2 ?? addDays(input.day1, 1),
+    startTime: input.startTime,
+    endTime: input.endTime,
+    priceCents: Math.round(input.priceEuros * 100),
+    capacity: input.capacity,
+    spotsAvailable: input.spotsAvailable,
+    status: input.status,
+  };
+}
+
+export type CentreValues = ReturnType<typeof centreValues>;
+export type SessionValues = ReturnType<typeof sessionValues>;
+
+/** Whether the stored row already holds every value (compared column by column). */
+export function sameValues<V extends object>(row: V, values: Partial<V>): boolean {
+  return (Object.keys(values) as (keyof V)[]).every((k) => row[k] === values[k]);
+}
+
+export function sameCentre(row: CentreRow, values: CentreValues): boolean {
+  return sameValues(row, values);
+}
+
+export function sameSession(row: SessionRow, values: SessionValues): boolean {
+  return sameValues(row, values);
+}

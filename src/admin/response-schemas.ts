@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { REASONS } from '../reservations/form.js';
+import { RESERVATION_STATUSES, type ReservationRow } from '../reservations/repository.js';
+import { SESSION_STATUS } from './schemas.js';
+
+/*
+ * What the admin API answers. One file, in this order, on purpose: /openapi.json lists its
+ * components in the order their schemas are defined (AdminCentre, AdminSession, AdminReservation,
+ * ImportResult).
+ */
+
+export const AdminCentreSchema = z
+  .object({
+    id: z.uuid(),
+    slug: z.string(),
+    name: z.string(),
+    address: z.string(),
+    city: z.string(),
+    postalCode: z.string(),
+    deptCode: z.string(),
+    lat: z.number(),
+    lng: z.number(),
+    agrementNumber: z.string(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    updatedAt: z.iso.datetime({ offset: true }).describe('Time of the last change.'),
+  })
+  .meta({ id: 'AdminCentre', description: 'A centre as stored, private contact details included.' });
+
+export const AdminSessionSchema = z
+  .object({
+    id: z.uuid(),
+    centreId: z.uuid(),
+    courseNumber: z.string(),
+    day1: z.iso.date(),
+    day2: z.iso.date(),
+    startTime: z.string(),
+    endTime: z.string(),
+    priceEuros: z.number(),
+    capacity: z.int(),
+    spotsAvailable: z.int(),
+    status: SESSION_STATUS,
+    updatedAt: z.iso.datetime({ offset: true }).describe('Time of the last change.'),
+  })
+  .meta({ id: 'AdminSession', description: 'A session as stored: past, full and cancelled ones included.' });
+
+export type AdminSession = z.output<typeof AdminSessionSchema>;
+export type AdminCentre = z.output<typeof AdminCentreSchema>;
+
+export const AdminReservationSchema = z
+  .object({
+    id: z.uuid(),
+    reference: z.string().meta({ example: 'SRP-7K4Q-2M9X' }),
+    sessionId: z.uuid(),
+    centreId: z.uuid(),
+    status: z.enum(RESERVATION_STATUSES),
+    reason: z.enum(Object.keys(REASONS) as [keyof typeof REASONS, ...(keyof typeof REASONS)[]]),
+    firstName: z.string().nullable(),
+    lastName: z.string().nullable(),
+    email: z.string().nullable(),
+    phone: z.string().nullable().describe('E.164, e.g. +33612345678.'),
+    createdAt: z.iso.datetime(),
+    confirmedAt: z.iso.datetime().nullable(),
+    cancelledAt: z.iso.datetime().nullable(),
+    cancelledBy: z.enum(['person', 'centre', 'operator']).nullable(),
+    purgedAt: z.iso
+      .datetime()
+      .nullable()
+      .describe('When its personal data was erased (reservations:purge); names, email and phone are then null.'),
+  })
+  .meta({ id: 'AdminReservation', description: 'A place booked on the site, with the person’s contact details.' });
+export type AdminReservation = z.infer<typeof AdminReservationSchema>;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** A stored reservation as the admin API answers it. */
+export function reservationView(r: ReservationRow): AdminReservation {
+  return {
+    id: r.id,
+    reference: r.reference,
+    sessionId: r.sessionId,
+    centreId: r.centreId,
+    status: r.status as AdminReservation['status'],
+    reason: r.reason as AdminReservation['reason'],
+    firstName: r.firstName,
+    lastName: r.lastName,
+    email: r.email,
+    phone: r.phone,
+    createdAt: r.createdAt.toISOString(),
+    confirmedAt: iso(r.confirmedAt),
+    cancelledAt: iso(r.cancelledAt),
+    cancelledBy: r.cancelledBy as AdminReservation['cancelledBy'],
+    purgedAt: iso(r.purgedAt),
+  };
+}
+
+const CountsSchema = z.object({ created: z.int(), updated: z.int(), unchanged: z.int() });
+
+export const ImportResultSchema = z
+  .object({ dryRun: z.boolean(), centres: CountsSchema, sessions: CountsSchema })
+  .meta({ id: 'ImportResult', description: 'What the import wrote (or, with dryRun, would write).' });

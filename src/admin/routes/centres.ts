@@ -1,0 +1,76 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { problem, problemResponse, sendProblem } from '../../http/problem.js';
+import { getCentre, putCentre } from '../repository/centres.js';
+import { etagOf } from '../repository/etag.js';
+import { AdminCentreSchema } from '../response-schemas.js';
+import { CentreInputSchema } from '../schemas.js';
+import { ADMIN_SECURITY, auth, IdParams, ifMatch, scopeOf, TAGS } from './shared.js';
+
+const requireAdmin = async (request: FastifyRequest, reply: FastifyReply) => {
+  if (request.identity.kind === 'apiKey' && request.identity.role !== 'admin')
+    return sendProblem(reply, problem(403, 'forbidden', 'Only an operator key (role admin) may do this.'));
+};
+
+/** /api/admin/centres/{id}: a partner reads its own centre; only the operator writes centres. */
+export const centreRoutes: FastifyPluginAsyncZod = async (app) => {
+  const db = app.database.db;
+
+  app.get(
+    '/api/admin/centres/:id',
+    {
+      schema: {
+        operationId: 'adminGetCentre',
+        summary: 'Read a centre, private contact details included',
+        description:
+          'The centre as stored, with its ETag for a conditional PUT (If-Match). A partner key reads its own centre only.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        params: IdParams,
+        response: { 200: AdminCentreSchema, 404: problemResponse('No centre has this id.'), ...auth },
+      },
+    },
+    async (request, reply) => {
+      const scope = scopeOf(request);
+      if (scope.centreId !== null && scope.centreId !== request.params.id)
+        return sendProblem(reply, problem(403, 'forbidden', 'A partner key may only read its own centre.'));
+      const centre = await getCentre(db, request.params.id);
+      if (!centre) return sendProblem(reply, problem(404, 'not_found', `No centre has the id ${request.params.id}.`));
+      return reply.header('etag', etagOf(centre)).header('cache-control', 'no-store').send(centre);
+    },
+  );
+
+  app.put(
+    '/api/admin/centres/:id',
+    {
+      preHandler: requireAdmin,
+      schema: {
+        operationId: 'adminPutCentre',
+        summary: 'Create or replace a centre (operator key)',
+        description:
+          'The department must be known, the postal code must serve one of its communes, the coordinates must lie in it, and the approval number must carry its code. slug and agrementNumber are unique. If-Match makes the write conditional on the ETag you read.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        params: IdParams,
+        body: CentreInputSchema,
+        response: {
+          200: AdminCentreSchema,
+          201: AdminCentreSchema,
+          400: problemResponse('Invalid fields; `errors` names each one.'),
+          409: problemResponse('slug or agrementNumber already belongs to another centre.'),
+          412: problemResponse('If-Match does not match the current ETag.'),
+          ...auth,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { created, centre } = await putCentre(db, request.params.id, request.body, ifMatch(request));
+      // The answer waits until this instance serves the change, so that the writer reads its own write.
+      await app.catalogue.refresh();
+      return reply
+        .code(created ? 201 : 200)
+        .header('etag', etagOf(centre))
+        .send(centre);
+    },
+  );
+};

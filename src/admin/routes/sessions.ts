@@ -1,0 +1,161 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { problem, problemResponse, sendProblem } from '../../http/problem.js';
+import { etagOf } from '../repository/etag.js';
+import { getSession, listSessions, patchSession, putSession } from '../repository/sessions.js';
+import { AdminSessionSchema } from '../response-schemas.js';
+import { SESSION_STATUSES, SessionInputSchema, SessionPatchSchema, uuidField } from '../schemas.js';
+import { ADMIN_SECURITY, auth, IdParams, ifMatch, scopeOf, TAGS } from './shared.js';
+
+const blank = (v: unknown) => (v === '' ? undefined : v);
+
+const ListQuery = z.object({
+  centreId: z.preprocess(blank, uuidField('centreId').optional()),
+  from: z.preprocess(blank, z.iso.date({ error: 'from must be a date YYYY-MM-DD' }).optional()),
+  to: z.preprocess(blank, z.iso.date({ error: 'to must be a date YYYY-MM-DD' }).optional()),
+  status: z.preprocess(blank, z.enum(SESSION_STATUSES, { error: 'status must be scheduled or cancelled' }).optional()),
+  limit: z.coerce
+    .number({ error: 'limit must be an integer from 1 to 1000' })
+    .int({ error: 'limit must be an integer from 1 to 1000' })
+    .min(1, { error: 'limit must be an integer from 1 to 1000' })
+    .max(1000, { error: 'limit must be an integer from 1 to 1000' })
+    .default(100),
+  cursor: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}\.[0-9a-f-]{36}$/, { error: 'cursor must be the nextCursor of a previous page' })
+    .optional(),
+});
+
+/** A patched session is checked like a whole one: each zod issue names its field. */
+function validateMerged(merged: Record<string, unknown>) {
+  const parsed = SessionInputSchema.safeParse(merged);
+  return parsed.success
+    ? []
+    : parsed.error.issues.map((i) => ({ name: String(i.path[0] ?? 'body'), reason: i.message }));
+}
+
+const listSchema = {
+  operationId: 'adminListSessions',
+  summary: 'List sessions: past, full and cancelled included',
+  description:
+    'In (day1, id) order, `limit` per page; pass `nextCursor` as `cursor` for the next page. A partner key sees its own centre only.',
+  tags: TAGS,
+  security: ADMIN_SECURITY,
+  querystring: ListQuery,
+  response: {
+    200: z.object({ data: z.array(AdminSessionSchema), nextCursor: z.string().nullable() }),
+    400: problemResponse('Invalid parameters; `errors` names each one.'),
+    ...auth,
+  },
+};
+
+const getSchema = {
+  operationId: 'adminGetSession',
+  summary: 'Read a session as stored, with its ETag',
+  description:
+    'The session as stored (cancelled and past ones too), with its ETag for a conditional PUT or PATCH (If-Match). A partner key reads the sessions of its own centre only.',
+  tags: TAGS,
+  security: ADMIN_SECURITY,
+  params: IdParams,
+  response: { 200: AdminSessionSchema, 404: problemResponse('No session has this id.'), ...auth },
+};
+
+const putSchema = {
+  operationId: 'adminPutSession',
+  summary: 'Create or replace a session',
+  description:
+    'day2 is the day after day1 (it may be omitted); neither day is a Sunday or a public holiday; endTime after startTime; spotsAvailable at most capacity (6 to 20). A partner key writes its own centre only. If-Match makes the write conditional.',
+  tags: TAGS,
+  security: ADMIN_SECURITY,
+  params: IdParams,
+  body: SessionInputSchema,
+  response: {
+    200: AdminSessionSchema,
+    201: AdminSessionSchema,
+    400: problemResponse('Invalid fields; `errors` names each one.'),
+    409: problemResponse('courseNumber already belongs to another session.'),
+    412: problemResponse('If-Match does not match the current ETag.'),
+    ...auth,
+  },
+};
+
+const patchSchema = {
+  operationId: 'adminPatchSession',
+  summary: 'Change price, places, capacity, times, or cancel',
+  description:
+    '`"status": "cancelled"` takes the session out of search at once; check_availability then says it was cancelled.',
+  tags: TAGS,
+  security: ADMIN_SECURITY,
+  params: IdParams,
+  body: SessionPatchSchema,
+  response: {
+    200: AdminSessionSchema,
+    400: problemResponse('Invalid fields; `errors` names each one.'),
+    404: problemResponse('No session has this id.'),
+    412: problemResponse('If-Match does not match the current ETag.'),
+    ...auth,
+  },
+};
+
+/** /api/admin/sessions and /api/admin/sessions/{id}: list, read, create or replace, change. */
+export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
+  const db = app.database.db;
+  // The answer waits until this instance serves the change, so that the writer reads its own write.
+  const served = () => app.catalogue.refresh();
+
+  app.get('/api/admin/sessions', { schema: listSchema }, async (request, reply) => {
+    const scope = scopeOf(request);
+    const q = request.query;
+    if (scope.centreId !== null && q.centreId !== undefined && q.centreId !== scope.centreId)
+      return sendProblem(reply, problem(403, 'forbidden', "A partner key may only list its own centre's sessions."));
+    const [day1, id] = q.cursor ? (q.cursor.split('.') as [string, string]) : [];
+    const data = await listSessions(db, {
+      centreId: scope.centreId ?? q.centreId,
+      from: q.from,
+      to: q.to,
+      status: q.status,
+      after: day1 && id ? { day1, id } : undefined,
+      limit: q.limit,
+    });
+    const last = data.at(-1);
+    const nextCursor = data.length === q.limit && last ? `${last.day1}.${last.id}` : null;
+    return reply.header('cache-control', 'no-store').send({ data, nextCursor });
+  });
+
+  app.get('/api/admin/sessions/:id', { schema: getSchema }, async (request, reply) => {
+    const session = await getSession(db, request.params.id);
+    if (!session) return sendProblem(reply, problem(404, 'not_found', `No session has the id ${request.params.id}.`));
+    const scope = scopeOf(request);
+    if (scope.centreId !== null && session.centreId !== scope.centreId)
+      return sendProblem(reply, problem(403, 'forbidden', "A partner key may only read its own centre's sessions."));
+    return reply.header('etag', etagOf(session)).header('cache-control', 'no-store').send(session);
+  });
+
+  app.put('/api/admin/sessions/:id', { schema: putSchema }, async (request, reply) => {
+    const { created, session } = await putSession(
+      db,
+      request.params.id,
+      request.body,
+      scopeOf(request),
+      ifMatch(request),
+    );
+    await served();
+    return reply
+      .code(created ? 201 : 200)
+      .header('etag', etagOf(session))
+      .send(session);
+  });
+
+  app.patch('/api/admin/sessions/:id', { schema: patchSchema }, async (request, reply) => {
+    const session = await patchSession(
+      db,
+      request.params.id,
+      request.body,
+      scopeOf(request),
+      ifMatch(request),
+      validateMerged,
+    );
+    await served();
+    return reply.header('etag', etagOf(session)).send(session);
+  });
+};
