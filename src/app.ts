@@ -26,7 +26,8 @@ import { registerResponseHeaders } from './http/security-headers.js';
 import { registerMcp } from './mcp/plugin.js';
 import { MCP_TOOL_NAMES } from './mcp/server.js';
 import { registerServerCard } from './mcp/server-card.js';
-import { registerSite, siteErrorPage } from './site/plugin.js';
+import { registerSite } from './site/plugin.js';
+import { siteErrorPage } from './web/error-page.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,6 +1,6 @@
 import type { SessionEntry } from '../catalogue/read-model.js';
 import { type FieldError, type FieldName, type FormState, REASONS } from '../reservations/form.js';
-import { frenchPrice } from './format.js';
+import { frenchPrice } from '../web/format.js';
 
 export interface BookingProps {
   entry: SessionEntry;

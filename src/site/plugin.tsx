@@ -13,19 +13,19 @@ import type { FormState } from '../reservations/form.js';
 import { FormGuard } from '../reservations/form-guard.js';
 import { smtpMailer } from '../reservations/mail.js';
 import { reservationRoutes } from '../reservations/routes.js';
+import { siteErrorPage } from '../web/error-page.js';
+import type { SiteInfo } from '../web/layout.js';
+import { HTML_CONTENT_TYPE, renderPage } from '../web/render.js';
+import { STYLESHEET, STYLESHEET_PATH } from '../web/stylesheet.js';
 import { nearbySessions } from './alternatives.js';
-import type { SiteInfo } from './layout.js';
 import { FORM_TOKEN_SLOT, PageCache } from './page-cache.js';
 import { ArticlePage, ArticlesPage } from './pages/articles.js';
 import { CentrePage } from './pages/centre.js';
 import { DepartmentPage } from './pages/department.js';
-import { ErrorPage } from './pages/error.js';
 import { HomePage } from './pages/home.js';
 import { SessionPage } from './pages/session.js';
-import { HTML_CONTENT_TYPE, renderPage } from './render.js';
 import { MAX_PAGE, PER_PAGE, parseSearch } from './search-query.js';
 import { robotsTxt, sitemapXml } from './sitemap.js';
-import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Articles the session page links to, by slug. */
@@ -46,11 +46,6 @@ type Rendered = { status: number; html: string } | undefined;
 const SLOT_ATTRIBUTE = Buffer.from(`name="formToken" value="${FORM_TOKEN_SLOT}"`);
 const SLOT_OFFSET = SLOT_ATTRIBUTE.length - FORM_TOKEN_SLOT.length - 1;
 const SLOT = Buffer.from(FORM_TOKEN_SLOT);
-
-/** The site's error page for a status and an optional message (used by the error handler too). */
-export function siteErrorPage(site: SiteInfo, status: number, message?: string): string {
-  return renderPage(<ErrorPage site={site} status={status} message={message} />);
-}
 
 function pageNumber(raw: unknown): number | undefined {
   if (raw === undefined || raw === '') return 1;

@@ -1,6 +1,6 @@
 import type { CentreEntry, SessionEntry } from '../../catalogue/read-model.js';
-import { departmentPath, Pager, SessionList } from '../components.js';
-import { Layout, type SiteInfo } from '../layout.js';
+import { departmentPath, Pager, SessionList } from '../../web/components.js';
+import { Layout, type SiteInfo } from '../../web/layout.js';
 import { centreJsonLd } from '../structured-data.js';
 
 export interface CentrePageProps {

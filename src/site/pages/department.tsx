@@ -1,7 +1,7 @@
 import type { Department } from '../../catalogue/geography.js';
 import type { CentreEntry, SessionEntry } from '../../catalogue/read-model.js';
-import { centrePath, Pager, SessionList } from '../components.js';
-import { Layout, type SiteInfo } from '../layout.js';
+import { centrePath, Pager, SessionList } from '../../web/components.js';
+import { Layout, type SiteInfo } from '../../web/layout.js';
 
 export interface DepartmentPageProps {
   site: SiteInfo;

@@ -1,8 +1,8 @@
 import { canonicalDeptCode } from '../../catalogue/geography.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
-import { Pager, SessionList } from '../components.js';
+import { Pager, SessionList } from '../../web/components.js';
+import { Layout, type SiteInfo } from '../../web/layout.js';
 import { DEPARTMENT_LINKS_HTML, departmentOptionsHtml } from '../departments.js';
-import { Layout, type SiteInfo } from '../layout.js';
 import { type FieldError, type FormField, type ParsedSearch, searchHref } from '../search-query.js';
 
 export interface HomeProps {

@@ -2,9 +2,9 @@ import type { SessionEntry } from '../../catalogue/read-model.js';
 import { REASONS, type Reason } from '../../reservations/form.js';
 import { displayPhone } from '../../reservations/phone.js';
 import type { ReservationRow } from '../../reservations/repository.js';
-import { centrePath, hours } from '../components.js';
-import { frenchDate, frenchPrice } from '../format.js';
-import { Layout, type SiteInfo } from '../layout.js';
+import { centrePath, hours } from '../../web/components.js';
+import { frenchDate, frenchPrice } from '../../web/format.js';
+import { Layout, type SiteInfo } from '../../web/layout.js';
 
 export interface ReservationPageProps {
   site: SiteInfo;

@@ -1,9 +1,9 @@
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import type { FormState } from '../../reservations/form.js';
+import { centrePath, departmentPath, hours, Places, SessionList } from '../../web/components.js';
+import { frenchDate, frenchPrice } from '../../web/format.js';
+import { Layout, type SiteInfo } from '../../web/layout.js';
 import { BookingSection } from '../booking.js';
-import { centrePath, departmentPath, hours, Places, SessionList } from '../components.js';
-import { frenchDate, frenchPrice } from '../format.js';
-import { Layout, type SiteInfo } from '../layout.js';
 import type { SessionStatus } from '../structured-data.js';
 import { sessionJsonLd } from '../structured-data.js';
 

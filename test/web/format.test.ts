@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frenchDate, frenchDayMonth, frenchPrice, frenchTime, isoLocal, placesLeft } from '../../src/site/format.js';
+import { frenchDate, frenchDayMonth, frenchPrice, frenchTime, isoLocal, placesLeft } from '../../src/web/format.js';
 
 describe('French wording on the site', () => {
   it('writes dates as people read them, with "1er"', () => {
