@@ -1,7 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { SessionEntry } from '../catalogue/read-model.js';
-import { hours } from '../web/components.js';
-import { frenchDate, frenchPrice } from '../web/format.js';
+import { frenchDate, frenchPrice, hours } from '../web/format.js';
 import { REASONS, type Reason } from './form.js';
 import { displayPhone } from './phone.js';
 

@@ -3,14 +3,15 @@ import type { SessionEntry } from '../catalogue/read-model.js';
 import { sessionStatus } from '../catalogue/session-status.js';
 import { dateIn } from '../core/clock.js';
 import { isDatabaseUnavailable, rootCause } from '../db/unavailable.js';
-import { ReservationPage } from '../site/pages/reservation.js';
 import { ErrorPage } from '../web/error-page.js';
 import type { SiteInfo } from '../web/layout.js';
 import { HTML_CONTENT_TYPE, renderPage } from '../web/render.js';
 import { type FormState, readForm } from './form.js';
 import type { FormGuard, GuardVerdict } from './form-guard.js';
 import { type BookedMailFacts, centreNoticeMail, confirmationMail, type Mailer } from './mail.js';
+import { ReservationPage } from './pages/reservation-page.js';
 import { bookPlace, cancelByPerson, centreContact, findByToken, type ReservationRow } from './repository.js';
+import { reservationView } from './reservation-view.js';
 import { LINK_TOKEN } from './secrets.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -229,7 +230,7 @@ export function reservationRoutes(options: ReservationOptions) {
         renderPage(
           <ReservationPage
             site={site}
-            reservation={reservation}
+            reservation={reservationView(reservation)}
             entry={entry}
             centre={centre}
             paymentNote={options.paymentNote}

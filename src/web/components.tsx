@@ -1,5 +1,5 @@
 import type { SessionEntry } from '../catalogue/read-model.js';
-import { frenchDate, frenchDayMonth, frenchPrice, frenchTime, placesLeft, zoneNote } from './format.js';
+import { frenchDate, frenchDayMonth, frenchPrice, hours, placesLeft } from './format.js';
 
 export function sessionPath(id: string): string {
   return `/stages/${id}`;
@@ -13,16 +13,20 @@ export function departmentPath(code: string): string {
   return `/departements/${code}`;
 }
 
+/** Where a centre is, on OpenStreetMap. */
+export function MapLink({ lat, lng }: { lat: number; lng: number }) {
+  return (
+    <p>
+      <a href={`https://www.openstreetmap.org/?mlat=${lat}&mlon=${lng}#map=17/${lat}/${lng}`}>
+        Voir l’emplacement sur OpenStreetMap
+      </a>
+    </p>
+  );
+}
+
 export function Places({ spots }: { spots: number }) {
   const kind = spots <= 0 ? 'places full' : spots <= 5 ? 'places few' : 'places';
   return <span class={kind}>{placesLeft(spots)}</span>;
-}
-
-/** "de 8 h 30 à 16 h 30" plus the zone overseas. */
-export function hours(entry: SessionEntry): string {
-  const s = entry.view;
-  const zone = zoneNote(entry.centre.timeZone);
-  return `de ${frenchTime(s.startTime)} à ${frenchTime(s.endTime)}${zone ? ` (${zone})` : ''}`;
 }
 
 /** One session in a list: date, times, place, centre, price, places, and the link to its page. */

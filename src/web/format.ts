@@ -1,3 +1,5 @@
+import type { SessionEntry } from '../catalogue/read-model.js';
+
 /*
  * French wording of dates, times, prices and places, as people read them on the site.
  * Dates are calendar days (YYYY-MM-DD) and times wall-clock times (HH:MM) of the centre's zone:
@@ -60,6 +62,13 @@ const priceText = memo((cents) => {
 /** "239 €", "229,50 €" (with the French no-break space). */
 export function frenchPrice(euro: number): string {
   return priceText(String(Math.round(euro * 100)));
+}
+
+/** "de 8 h 30 à 16 h 30" plus the zone overseas. */
+export function hours(entry: SessionEntry): string {
+  const s = entry.view;
+  const zone = zoneNote(entry.centre.timeZone);
+  return `de ${frenchTime(s.startTime)} à ${frenchTime(s.endTime)}${zone ? ` (${zone})` : ''}`;
 }
 
 /** Few places are worth a warning; many are just a number. */

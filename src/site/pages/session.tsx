@@ -1,9 +1,9 @@
 import type { SessionEntry } from '../../catalogue/read-model.js';
-import type { FormState } from '../../reservations/form.js';
-import { centrePath, departmentPath, hours, Places, SessionList } from '../../web/components.js';
+import { BookingSection, type BookingState } from '../../reservations/pages/booking-form.js';
+import { departmentPath, MapLink, Places, SessionList } from '../../web/components.js';
 import { frenchDate, frenchPrice } from '../../web/format.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
-import { BookingSection } from '../booking.js';
+import { CentreSection, SessionFacts } from '../../web/session-facts.js';
 import type { SessionStatus } from '../structured-data.js';
 import { sessionJsonLd } from '../structured-data.js';
 
@@ -16,7 +16,7 @@ export interface SessionPageProps {
   articles: ReadonlyMap<string, string>;
   path: string;
   /** The reservation form's anti-forgery token, its state after a refused submission, and a notice. */
-  booking: { formToken: string; state?: FormState | undefined; notice?: string | undefined; mailEnabled: boolean };
+  booking: BookingState;
 }
 
 function ArticleLink({
@@ -37,7 +37,6 @@ export function SessionPage(props: SessionPageProps) {
   const c = s.centre;
   // A refused form says so in the title too: it is what a screen reader announces first.
   const title = `${props.booking.state?.errors.length ? 'Erreur : ' : ''}Stage du ${frenchDate(s.day1)} à ${c.city}`;
-  const osm = `https://www.openstreetmap.org/?mlat=${c.lat}&mlon=${c.lng}#map=17/${c.lat}/${c.lng}`;
   return (
     <Layout
       site={props.site}
@@ -63,15 +62,7 @@ export function SessionPage(props: SessionPageProps) {
         </p>
       ) : null}
       <div class="card">
-        <dl class="facts">
-          <dt>1er jour</dt>
-          <dd>{frenchDate(s.day1)}</dd>
-          <dt>2e jour</dt>
-          <dd>{frenchDate(s.day2)}</dd>
-          <dt>Horaires</dt>
-          <dd>{hours(entry)}, les deux jours (14 heures en tout)</dd>
-          <dt>Prix</dt>
-          <dd class="price">{frenchPrice(s.priceEuros)}</dd>
+        <SessionFacts entry={entry} hoursNote="les deux jours (14 heures en tout)" priceClass="price">
           <dt>Places</dt>
           <dd>
             {status === 'past' ? (
@@ -82,9 +73,7 @@ export function SessionPage(props: SessionPageProps) {
               <Places spots={s.spotsAvailable} />
             )}
           </dd>
-          <dt>Numéro du stage</dt>
-          <dd>{entry.record.courseNumber}</dd>
-        </dl>
+        </SessionFacts>
       </div>
 
       {status === 'available' ? <BookingSection entry={entry} {...props.booking} /> : null}
@@ -103,23 +92,10 @@ export function SessionPage(props: SessionPageProps) {
         </section>
       ) : null}
 
-      <section aria-labelledby="centre">
-        <h2 id="centre">Le centre</h2>
-        <div class="card">
-          <h3>
-            <a href={centrePath(c.slug)}>{c.name}</a>
-          </h3>
-          <p>
-            {c.address}
-            <br />
-            {c.postalCode} {c.city}
-          </p>
-          <p>Agrément préfectoral n° {c.agrementNumber}</p>
-          <p>
-            <a href={osm}>Voir l’emplacement sur OpenStreetMap</a>
-          </p>
-        </div>
-      </section>
+      <CentreSection centre={c}>
+        <p>Agrément préfectoral n° {c.agrementNumber}</p>
+        <MapLink lat={c.lat} lng={c.lng} />
+      </CentreSection>
 
       <section aria-labelledby="pratique">
         <h2 id="pratique">Bon à savoir</h2>

@@ -1,14 +1,11 @@
 import type { SessionEntry } from '../../catalogue/read-model.js';
-import { REASONS, type Reason } from '../../reservations/form.js';
-import { displayPhone } from '../../reservations/phone.js';
-import type { ReservationRow } from '../../reservations/repository.js';
-import { centrePath, hours } from '../../web/components.js';
-import { frenchDate, frenchPrice } from '../../web/format.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
+import { CentreSection, SessionFacts } from '../../web/session-facts.js';
+import type { ReservationView } from '../reservation-view.js';
 
 export interface ReservationPageProps {
   site: SiteInfo;
-  reservation: ReservationRow;
+  reservation: ReservationView;
   /** The session as the catalogue has it now (absent if it was removed since). */
   entry: SessionEntry | undefined;
   centre: { name: string; phone: string | null } | undefined;
@@ -22,7 +19,7 @@ export interface ReservationPageProps {
   notice?: string | undefined;
 }
 
-const STATUS_TEXT: Record<string, string> = {
+const STATUS_TEXT: Record<ReservationView['status'], string> = {
   pending: 'Place réservée, en attente de confirmation par le centre',
   confirmed: 'Réservation confirmée par le centre',
   cancelled: 'Réservation annulée',
@@ -47,7 +44,7 @@ export function ReservationPage(props: ReservationPageProps) {
           Référence <strong>{r.reference}</strong>
         </p>
         <p class={`status ${r.status}`}>{STATUS_TEXT[r.status]}</p>
-        {r.status === 'cancelled' && r.cancelledBy === 'centre' ? (
+        {r.cancelledByCentre ? (
           <p>Le centre a annulé cette réservation{entry?.cancelled ? ' : le stage n’aura pas lieu' : ''}.</p>
         ) : null}
         {r.status !== 'cancelled' ? (
@@ -73,18 +70,7 @@ export function ReservationPage(props: ReservationPageProps) {
         <section aria-labelledby="stage">
           <h2 id="stage">Le stage</h2>
           <div class="card">
-            <dl class="facts">
-              <dt>1er jour</dt>
-              <dd>{frenchDate(s.day1)}</dd>
-              <dt>2e jour</dt>
-              <dd>{frenchDate(s.day2)}</dd>
-              <dt>Horaires</dt>
-              <dd>{hours(entry)}, les deux jours</dd>
-              <dt>Prix</dt>
-              <dd>{frenchPrice(s.priceEuros)}</dd>
-              <dt>Numéro du stage</dt>
-              <dd>{entry.record.courseNumber}</dd>
-            </dl>
+            <SessionFacts entry={entry} hoursNote="les deux jours" />
             <p>
               <a href={`/stages/${s.id}`}>La page du stage</a>
             </p>
@@ -100,41 +86,28 @@ export function ReservationPage(props: ReservationPageProps) {
       ) : null}
 
       {s ? (
-        <section aria-labelledby="centre">
-          <h2 id="centre">Le centre</h2>
-          <div class="card">
-            <h3>
-              <a href={centrePath(s.centre.slug)}>{s.centre.name}</a>
-            </h3>
+        <CentreSection centre={s.centre}>
+          {props.centre?.phone ? (
             <p>
-              {s.centre.address}
-              <br />
-              {s.centre.postalCode} {s.centre.city}
+              Téléphone : <a href={`tel:${props.centre.phone.replace(/[^\d+]/g, '')}`}>{props.centre.phone}</a>
             </p>
-            {props.centre?.phone ? (
-              <p>
-                Téléphone : <a href={`tel:${props.centre.phone.replace(/[^\d+]/g, '')}`}>{props.centre.phone}</a>
-              </p>
-            ) : null}
-          </div>
-        </section>
+          ) : null}
+        </CentreSection>
       ) : null}
 
-      {r.firstName !== null ? (
+      {r.person ? (
         <section aria-labelledby="vous">
           <h2 id="vous">Vos coordonnées</h2>
           <div class="card">
             <dl class="facts">
               <dt>Nom</dt>
-              <dd>
-                {r.firstName} {r.lastName}
-              </dd>
+              <dd>{r.person.name}</dd>
               <dt>E-mail</dt>
-              <dd>{r.email}</dd>
+              <dd>{r.person.email}</dd>
               <dt>Téléphone</dt>
-              <dd>{r.phone ? displayPhone(r.phone) : ''}</dd>
+              <dd>{r.person.phone}</dd>
               <dt>Motif</dt>
-              <dd>{REASONS[r.reason as Reason]}</dd>
+              <dd>{r.person.reason}</dd>
             </dl>
           </div>
         </section>

@@ -1,9 +1,10 @@
-import type { SessionEntry } from '../catalogue/read-model.js';
-import { type FieldError, type FieldName, type FormState, REASONS } from '../reservations/form.js';
-import { frenchPrice } from '../web/format.js';
+import type { SessionEntry } from '../../catalogue/read-model.js';
+import { described, Field, FieldMessage, type FieldProps } from '../../web/field.js';
+import { frenchPrice } from '../../web/format.js';
+import { type FieldName, type FormState, REASONS } from '../form.js';
 
-export interface BookingProps {
-  entry: SessionEntry;
+/** The reservation form as a page shows it: the token, and after a refusal what was typed and why. */
+export interface BookingState {
   /** The visitor's anti-forgery token (see reservations/form-guard.ts). */
   formToken: string;
   /** What was typed and what is wrong with it, after a refused submission. */
@@ -14,30 +15,42 @@ export interface BookingProps {
   mailEnabled: boolean;
 }
 
+export interface BookingProps extends BookingState {
+  entry: SessionEntry;
+}
+
 /** Where the form is posted. */
 export function reservationPath(sessionId: string): string {
   return `/stages/${sessionId}/reservation`;
 }
 
-function errorOf(state: FormState | undefined, field: FieldName): FieldError | undefined {
-  return state?.errors.find((e) => e.field === field);
-}
+/** Longest text each input takes; the server checks again (form.ts). */
+const MAX_LENGTH = { firstName: 60, lastName: 60, email: 254, phone: 25 } as const;
 
-/** An input's error message, tied to it by aria-describedby. */
-function FieldMessage({ error }: { error: FieldError | undefined }) {
-  return error ? (
-    <span class="field-error" id={`${error.field}-error`}>
-      {error.message}
-    </span>
-  ) : null;
-}
-
-function described(error: FieldError | undefined, hint?: string) {
-  const ids = [hint, error ? `${error.field}-error` : undefined].filter(Boolean).join(' ');
-  return {
-    ...(error ? { 'aria-invalid': 'true' as const } : {}),
-    ...(ids ? { 'aria-describedby': ids } : {}),
-  };
+/** One of the person's details: a required input, filled again with what was typed after a refusal. */
+function PersonInput({
+  state,
+  name,
+  label,
+  hint,
+  kind,
+}: {
+  state: FormState | undefined;
+  name: keyof typeof MAX_LENGTH;
+  label: string;
+  hint?: FieldProps['hint'];
+  /** What the browser may offer to fill it with, and which keyboard. */
+  kind: FieldProps['input'];
+}) {
+  return (
+    <Field
+      name={name}
+      label={label}
+      hint={hint}
+      error={state?.errors.find((err) => err.field === name)}
+      input={{ ...kind, required: true, maxlength: MAX_LENGTH[name], value: state?.values[name] ?? '' }}
+    />
+  );
 }
 
 /**
@@ -47,7 +60,7 @@ function described(error: FieldError | undefined, hint?: string) {
 export function BookingSection({ entry, formToken, state, notice, mailEnabled }: BookingProps) {
   const s = entry.view;
   const v = state?.values ?? {};
-  const e = (f: FieldName) => errorOf(state, f);
+  const e = (f: FieldName) => state?.errors.find((err) => err.field === f);
   const errors = state?.errors ?? [];
   return (
     <section class="card" aria-labelledby="reservation" id="reserver">
@@ -77,75 +90,31 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
       <form class="booking" method="post" action={`${reservationPath(s.id)}#reserver`} novalidate>
         <input type="hidden" name="formToken" value={formToken} />
         <div class="row">
-          <div>
-            <label for="firstName">Prénom</label>
-            <input
-              id="firstName"
-              name="firstName"
-              type="text"
-              autocomplete="given-name"
-              required
-              maxlength={60}
-              value={v.firstName ?? ''}
-              {...described(e('firstName'))}
-            />
-            <FieldMessage error={e('firstName')} />
-          </div>
-          <div>
-            <label for="lastName">Nom</label>
-            <input
-              id="lastName"
-              name="lastName"
-              type="text"
-              autocomplete="family-name"
-              required
-              maxlength={60}
-              value={v.lastName ?? ''}
-              {...described(e('lastName'))}
-            />
-            <FieldMessage error={e('lastName')} />
-          </div>
-        </div>
-        <div>
-          <label for="email">
-            Adresse e-mail{' '}
-            <span class="hint" id="email-hint">
-              {mailEnabled ? 'la confirmation vous y est envoyée' : 'le centre l’utilise pour vous écrire'}
-            </span>
-          </label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="email"
-            inputmode="email"
-            required
-            maxlength={254}
-            value={v.email ?? ''}
-            {...described(e('email'), 'email-hint')}
+          <PersonInput
+            state={state}
+            name="firstName"
+            label="Prénom"
+            kind={{ type: 'text', autocomplete: 'given-name' }}
           />
-          <FieldMessage error={e('email')} />
+          <PersonInput state={state} name="lastName" label="Nom" kind={{ type: 'text', autocomplete: 'family-name' }} />
         </div>
-        <div>
-          <label for="phone">
-            Téléphone mobile{' '}
-            <span class="hint" id="phone-hint">
-              par exemple 06 12 34 56 78 ou +262 692 12 34 56
-            </span>
-          </label>
-          <input
-            id="phone"
-            name="phone"
-            type="tel"
-            autocomplete="tel"
-            inputmode="tel"
-            required
-            maxlength={25}
-            value={v.phone ?? ''}
-            {...described(e('phone'), 'phone-hint')}
-          />
-          <FieldMessage error={e('phone')} />
-        </div>
+        <PersonInput
+          state={state}
+          name="email"
+          label="Adresse e-mail"
+          hint={{
+            id: 'email-hint',
+            text: mailEnabled ? 'la confirmation vous y est envoyée' : 'le centre l’utilise pour vous écrire',
+          }}
+          kind={{ type: 'email', autocomplete: 'email', inputmode: 'email' }}
+        />
+        <PersonInput
+          state={state}
+          name="phone"
+          label="Téléphone mobile"
+          hint={{ id: 'phone-hint', text: 'par exemple 06 12 34 56 78 ou +262 692 12 34 56' }}
+          kind={{ type: 'tel', autocomplete: 'tel', inputmode: 'tel' }}
+        />
         <fieldset id="reason" {...described(e('reason'))}>
           <legend>Motif du stage</legend>
           {(Object.keys(REASONS) as (keyof typeof REASONS)[]).map((key) => (
