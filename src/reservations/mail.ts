@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { SessionEntry } from '../catalogue/read-model.js';
+import type { Config } from '../config.js';
 import { frenchDate, frenchPrice, hours } from '../web/format.js';
 import { REASONS, type Reason } from './form.js';
 import { displayPhone } from './phone.js';
@@ -13,6 +14,16 @@ export interface Mail {
 export interface Mailer {
   send(mail: Mail): Promise<void>;
   close(): void;
+}
+
+/** Whether reservations send emails: only with an SMTP server (SMTP_URL). The pages say which. */
+export function sendsMail(settings: Config['reservations']): boolean {
+  return settings.smtpUrl !== undefined;
+}
+
+/** The mailer of the settings: none without SMTP_URL. */
+export function configuredMailer(settings: Config['reservations']): Mailer | undefined {
+  return settings.smtpUrl === undefined ? undefined : smtpMailer(settings.smtpUrl, settings.mailFrom);
 }
 
 /** Sends through the SMTP server of SMTP_URL (nodemailer), from MAIL_FROM. Plain text only. */

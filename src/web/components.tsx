@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { SessionEntry } from '../catalogue/read-model.js';
 import { frenchDate, frenchDayMonth, frenchPrice, hours, placesLeft } from './format.js';
 
@@ -91,5 +92,28 @@ export function Pager({ page, hasNext, href }: { page: number; hasNext: boolean;
         <span />
       )}
     </nav>
+  );
+}
+
+export interface PagedSessionsProps {
+  title: string;
+  entries: readonly SessionEntry[];
+  showCentre?: boolean;
+  /** Shown instead of the list when there is no session: what else to look at. */
+  empty: ComponentChildren;
+  page: number;
+  hasNext: boolean;
+  /** The page's own path; other pages add `?page=`. */
+  path: string;
+}
+
+/** A page's sessions under their heading, a page at a time. */
+export function PagedSessions({ title, entries, showCentre = true, empty, page, hasNext, path }: PagedSessionsProps) {
+  return (
+    <section aria-labelledby="sessions">
+      <h2 id="sessions">{title}</h2>
+      {entries.length ? <SessionList entries={entries} showCentre={showCentre} /> : empty}
+      <Pager page={page} hasNext={hasNext} href={(p) => (p > 1 ? `${path}?page=${p}` : path)} />
+    </section>
   );
 }

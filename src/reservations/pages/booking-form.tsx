@@ -24,6 +24,10 @@ export function reservationPath(sessionId: string): string {
   return `/stages/${sessionId}/reservation`;
 }
 
+function errorOf(state: FormState | undefined, field: FieldName) {
+  return state?.errors.find((err) => err.field === field);
+}
+
 /** Longest text each input takes; the server checks again (form.ts). */
 const MAX_LENGTH = { firstName: 60, lastName: 60, email: 254, phone: 25 } as const;
 
@@ -47,24 +51,16 @@ function PersonInput({
       name={name}
       label={label}
       hint={hint}
-      error={state?.errors.find((err) => err.field === name)}
+      error={errorOf(state, name)}
       input={{ ...kind, required: true, maxlength: MAX_LENGTH[name], value: state?.values[name] ?? '' }}
     />
   );
 }
 
-/**
- * The booking step of the session page, for open sessions only (full, past and cancelled ones
- * show their alternatives instead): one place per reservation, posted without JavaScript.
- */
-export function BookingSection({ entry, formToken, state, notice, mailEnabled }: BookingProps) {
-  const s = entry.view;
-  const v = state?.values ?? {};
-  const e = (f: FieldName) => state?.errors.find((err) => err.field === f);
-  const errors = state?.errors ?? [];
+/** Why the last submission was refused: a notice about the whole of it, and each field's error. */
+function Refusal({ notice, errors }: { notice: string | undefined; errors: FormState['errors'] }) {
   return (
-    <section class="card" aria-labelledby="reservation" id="reserver">
-      <h2 id="reservation">Réserver une place</h2>
+    <>
       {notice ? (
         <div class="errors" role="alert">
           <p>{notice}</p>
@@ -82,6 +78,60 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
           </ul>
         </div>
       ) : null}
+    </>
+  );
+}
+
+/** The reason for the course, one radio button each. */
+function ReasonChoice({ state }: { state: FormState | undefined }) {
+  return (
+    <fieldset id="reason" {...described(errorOf(state, 'reason'))}>
+      <legend>Motif du stage</legend>
+      {(Object.keys(REASONS) as (keyof typeof REASONS)[]).map((key) => (
+        <div class="check">
+          <input type="radio" id={`reason-${key}`} name="reason" value={key} checked={state?.values.reason === key} />
+          <label for={`reason-${key}`}>{REASONS[key]}</label>
+        </div>
+      ))}
+      <FieldMessage error={errorOf(state, 'reason')} />
+    </fieldset>
+  );
+}
+
+/** The request itself, and the consent to the centre receiving the details. */
+function Consent({ state }: { state: FormState | undefined }) {
+  return (
+    <>
+      <div class="check">
+        <input
+          type="checkbox"
+          id="consent"
+          name="consent"
+          value="yes"
+          required
+          checked={state?.values.consent === 'yes'}
+          {...described(errorOf(state, 'consent'))}
+        />
+        <label for="consent">
+          J’ai pris connaissance des conditions du centre et je demande cette réservation, pour laquelle mes coordonnées
+          lui sont transmises.
+        </label>
+      </div>
+      <FieldMessage error={errorOf(state, 'consent')} />
+    </>
+  );
+}
+
+/**
+ * The booking step of the session page, for open sessions only (full, past and cancelled ones
+ * show their alternatives instead): one place per reservation, posted without JavaScript.
+ */
+export function BookingSection({ entry, formToken, state, notice, mailEnabled }: BookingProps) {
+  const s = entry.view;
+  return (
+    <section class="card" aria-labelledby="reservation" id="reserver">
+      <h2 id="reservation">Réserver une place</h2>
+      <Refusal notice={notice} errors={state?.errors ?? []} />
       <p>
         Une place pour vous, au centre <strong>{s.centre.name}</strong>, au prix de {frenchPrice(s.priceEuros)}. Le
         paiement se fait auprès du centre ; la place est retenue dès l’envoi du formulaire.
@@ -115,32 +165,8 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
           hint={{ id: 'phone-hint', text: 'par exemple 06 12 34 56 78 ou +262 692 12 34 56' }}
           kind={{ type: 'tel', autocomplete: 'tel', inputmode: 'tel' }}
         />
-        <fieldset id="reason" {...described(e('reason'))}>
-          <legend>Motif du stage</legend>
-          {(Object.keys(REASONS) as (keyof typeof REASONS)[]).map((key) => (
-            <div class="check">
-              <input type="radio" id={`reason-${key}`} name="reason" value={key} checked={v.reason === key} />
-              <label for={`reason-${key}`}>{REASONS[key]}</label>
-            </div>
-          ))}
-          <FieldMessage error={e('reason')} />
-        </fieldset>
-        <div class="check">
-          <input
-            type="checkbox"
-            id="consent"
-            name="consent"
-            value="yes"
-            required
-            checked={v.consent === 'yes'}
-            {...described(e('consent'))}
-          />
-          <label for="consent">
-            J’ai pris connaissance des conditions du centre et je demande cette réservation, pour laquelle mes
-            coordonnées lui sont transmises.
-          </label>
-        </div>
-        <FieldMessage error={e('consent')} />
+        <ReasonChoice state={state} />
+        <Consent state={state} />
         <p class="hint" id="donnees">
           Vos nom, e-mail, téléphone et motif servent à cette réservation seulement : ils sont transmis au centre{' '}
           {s.centre.name}, qui organise le stage, et à personne d’autre ; ils sont effacés après le stage. Vous pouvez y

@@ -1,4 +1,5 @@
 import type { SessionEntry } from '../../catalogue/read-model.js';
+import { sessionPath } from '../../web/components.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
 import { CentreSection, SessionFacts } from '../../web/session-facts.js';
 import type { ReservationView } from '../reservation-view.js';
@@ -25,11 +26,91 @@ const STATUS_TEXT: Record<ReservationView['status'], string> = {
   cancelled: 'Réservation annulée',
 };
 
+/** Where the reservation stands, whether an email follows, and the link to keep. */
+function ReservationState({
+  reservation: r,
+  courseCancelled,
+  mailEnabled,
+  privateUrl,
+}: {
+  reservation: ReservationView;
+  courseCancelled: boolean;
+  mailEnabled: boolean;
+  privateUrl: string;
+}) {
+  return (
+    <div class="card">
+      <p class="reference">
+        Référence <strong>{r.reference}</strong>
+      </p>
+      <p class={`status ${r.status}`}>{STATUS_TEXT[r.status]}</p>
+      {r.cancelledByCentre ? (
+        <p>Le centre a annulé cette réservation{courseCancelled ? ' : le stage n’aura pas lieu' : ''}.</p>
+      ) : null}
+      {r.status !== 'cancelled' ? (
+        <>
+          {mailEnabled && r.email ? (
+            <p>
+              Un e-mail de confirmation va être envoyé à <strong>{r.email}</strong>, avec le lien de cette page.
+            </p>
+          ) : (
+            <p>
+              <strong>Aucun e-mail ne vous est envoyé.</strong>
+            </p>
+          )}
+          <p>
+            <strong>Notez votre référence et gardez le lien de cette page</strong> (ajoutez-la à vos favoris) : c’est
+            lui qui permet de revoir ou d’annuler la réservation. <a href={privateUrl}>{privateUrl}</a>
+          </p>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** The details the person gave, as the centre received them. */
+function PersonDetails({ person }: { person: NonNullable<ReservationView['person']> }) {
+  return (
+    <section aria-labelledby="vous">
+      <h2 id="vous">Vos coordonnées</h2>
+      <div class="card">
+        <dl class="facts">
+          <dt>Nom</dt>
+          <dd>{person.name}</dd>
+          <dt>E-mail</dt>
+          <dd>{person.email}</dd>
+          <dt>Téléphone</dt>
+          <dd>{person.phone}</dd>
+          <dt>Motif</dt>
+          <dd>{person.reason}</dd>
+        </dl>
+      </div>
+    </section>
+  );
+}
+
+/** Cancelling, while the course has not begun. */
+function CancelForm({ action, formToken }: { action: string; formToken: string }) {
+  return (
+    <section aria-labelledby="annuler">
+      <h2 id="annuler">Annuler</h2>
+      <form method="post" action={action}>
+        <input type="hidden" name="formToken" value={formToken} />
+        <p>La place sera rendue aussitôt à d’autres personnes.</p>
+        <p>
+          <button type="submit" class="danger">
+            Annuler ma réservation
+          </button>
+        </p>
+      </form>
+    </section>
+  );
+}
+
 /** The private page of a reservation: the confirmation people land on, and where they cancel. */
 export function ReservationPage(props: ReservationPageProps) {
   const r = props.reservation;
   const entry = props.entry;
-  const s = entry?.view;
   return (
     // The reference stays out of the title, hence out of browser history and tab lists.
     <Layout site={props.site} title="Votre réservation" description="Votre réservation" noindex>
@@ -39,40 +120,20 @@ export function ReservationPage(props: ReservationPageProps) {
           {props.notice}
         </p>
       ) : null}
-      <div class="card">
-        <p class="reference">
-          Référence <strong>{r.reference}</strong>
-        </p>
-        <p class={`status ${r.status}`}>{STATUS_TEXT[r.status]}</p>
-        {r.cancelledByCentre ? (
-          <p>Le centre a annulé cette réservation{entry?.cancelled ? ' : le stage n’aura pas lieu' : ''}.</p>
-        ) : null}
-        {r.status !== 'cancelled' ? (
-          <>
-            {props.mailEnabled && r.email ? (
-              <p>
-                Un e-mail de confirmation va être envoyé à <strong>{r.email}</strong>, avec le lien de cette page.
-              </p>
-            ) : (
-              <p>
-                <strong>Aucun e-mail ne vous est envoyé.</strong>
-              </p>
-            )}
-            <p>
-              <strong>Notez votre référence et gardez le lien de cette page</strong> (ajoutez-la à vos favoris) : c’est
-              lui qui permet de revoir ou d’annuler la réservation. <a href={props.privateUrl}>{props.privateUrl}</a>
-            </p>
-          </>
-        ) : null}
-      </div>
+      <ReservationState
+        reservation={r}
+        courseCancelled={entry?.cancelled === true}
+        mailEnabled={props.mailEnabled}
+        privateUrl={props.privateUrl}
+      />
 
-      {s && entry ? (
+      {entry ? (
         <section aria-labelledby="stage">
           <h2 id="stage">Le stage</h2>
           <div class="card">
             <SessionFacts entry={entry} hoursNote="les deux jours" />
             <p>
-              <a href={`/stages/${s.id}`}>La page du stage</a>
+              <a href={sessionPath(entry.view.id)}>La page du stage</a>
             </p>
           </div>
         </section>
@@ -85,8 +146,8 @@ export function ReservationPage(props: ReservationPageProps) {
         </section>
       ) : null}
 
-      {s ? (
-        <CentreSection centre={s.centre}>
+      {entry ? (
+        <CentreSection centre={entry.view.centre}>
           {props.centre?.phone ? (
             <p>
               Téléphone : <a href={`tel:${props.centre.phone.replace(/[^\d+]/g, '')}`}>{props.centre.phone}</a>
@@ -95,38 +156,9 @@ export function ReservationPage(props: ReservationPageProps) {
         </CentreSection>
       ) : null}
 
-      {r.person ? (
-        <section aria-labelledby="vous">
-          <h2 id="vous">Vos coordonnées</h2>
-          <div class="card">
-            <dl class="facts">
-              <dt>Nom</dt>
-              <dd>{r.person.name}</dd>
-              <dt>E-mail</dt>
-              <dd>{r.person.email}</dd>
-              <dt>Téléphone</dt>
-              <dd>{r.person.phone}</dd>
-              <dt>Motif</dt>
-              <dd>{r.person.reason}</dd>
-            </dl>
-          </div>
-        </section>
-      ) : null}
+      {r.person ? <PersonDetails person={r.person} /> : null}
 
-      {props.cancel ? (
-        <section aria-labelledby="annuler">
-          <h2 id="annuler">Annuler</h2>
-          <form method="post" action={props.cancel.action}>
-            <input type="hidden" name="formToken" value={props.cancel.formToken} />
-            <p>La place sera rendue aussitôt à d’autres personnes.</p>
-            <p>
-              <button type="submit" class="danger">
-                Annuler ma réservation
-              </button>
-            </p>
-          </form>
-        </section>
-      ) : null}
+      {props.cancel ? <CancelForm {...props.cancel} /> : null}
     </Layout>
   );
 }

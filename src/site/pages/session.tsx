@@ -31,6 +31,80 @@ function ArticleLink({
   return articles.has(slug) ? <a href={`/articles/${slug}`}>{children}</a> : children;
 }
 
+/** Why a session cannot be booked, above its facts. */
+function StatusNotice({ status, day1 }: { status: SessionStatus; day1: string }) {
+  return status === 'cancelled' ? (
+    <p class="notice" role="status">
+      Ce stage a été annulé par le centre. Voici les prochains stages près de là.
+    </p>
+  ) : status === 'past' ? (
+    <p class="notice" role="status">
+      Ce stage est terminé : il a commencé le {frenchDate(day1)}. Voici les prochains stages près de là.
+    </p>
+  ) : status === 'full' ? (
+    <p class="notice" role="status">
+      Ce stage est complet : il ne reste plus de place. Voici les prochains stages près de là.
+    </p>
+  ) : null;
+}
+
+/** The next bookable sessions near one that cannot be booked. */
+function Alternatives({
+  centre: c,
+  entries,
+}: {
+  centre: SessionEntry['view']['centre'];
+  entries: readonly SessionEntry[];
+}) {
+  return (
+    <section aria-labelledby="autres">
+      <h2 id="autres">Prochains stages près de {c.city}</h2>
+      {entries.length ? (
+        <SessionList entries={entries} />
+      ) : (
+        <p>Aucun autre stage n’est proposé pour le moment dans ce département ni dans sa région.</p>
+      )}
+      <p>
+        <a href={departmentPath(c.deptCode)}>Tous les stages du département {c.deptName}</a>
+      </p>
+    </section>
+  );
+}
+
+/** What to bring, attendance, and when the points come back, with the articles that say more. */
+function GoodToKnow({ articles }: { articles: ReadonlyMap<string, string> }) {
+  return (
+    <section aria-labelledby="pratique">
+      <h2 id="pratique">Bon à savoir</h2>
+      <ul>
+        <li>
+          À apporter : une pièce d’identité et votre permis de conduire ; pour un permis probatoire, la lettre 48N
+          reçue. Le détail :{' '}
+          <ArticleLink articles={articles} slug="reserver-un-stage-etapes-et-documents">
+            réserver un stage, étapes et documents
+          </ArticleLink>
+          .
+        </li>
+        <li>
+          Présence obligatoire aux deux journées complètes ; un retard ou une absence fait perdre le bénéfice du stage (
+          <ArticleLink articles={articles} slug="deroulement-des-deux-jours-de-stage">
+            déroulement des deux jours
+          </ArticleLink>
+          ).
+        </li>
+        <li>
+          Jusqu’à 4 points sont crédités à partir du lendemain du second jour, dans la limite du maximum de votre permis
+          ; un stage volontaire au plus une fois par an (
+          <ArticleLink articles={articles} slug="quand-les-points-sont-ils-credites">
+            quand les points sont-ils crédités
+          </ArticleLink>
+          ).
+        </li>
+      </ul>
+    </section>
+  );
+}
+
 export function SessionPage(props: SessionPageProps) {
   const { entry, status, articles } = props;
   const s = entry.view;
@@ -48,19 +122,7 @@ export function SessionPage(props: SessionPageProps) {
       <h1>
         Stage de récupération de points à {c.city} ({c.deptCode})
       </h1>
-      {status === 'cancelled' ? (
-        <p class="notice" role="status">
-          Ce stage a été annulé par le centre. Voici les prochains stages près de là.
-        </p>
-      ) : status === 'past' ? (
-        <p class="notice" role="status">
-          Ce stage est terminé : il a commencé le {frenchDate(s.day1)}. Voici les prochains stages près de là.
-        </p>
-      ) : status === 'full' ? (
-        <p class="notice" role="status">
-          Ce stage est complet : il ne reste plus de place. Voici les prochains stages près de là.
-        </p>
-      ) : null}
+      <StatusNotice status={status} day1={s.day1} />
       <div class="card">
         <SessionFacts entry={entry} hoursNote="les deux jours (14 heures en tout)" priceClass="price">
           <dt>Places</dt>
@@ -78,54 +140,14 @@ export function SessionPage(props: SessionPageProps) {
 
       {status === 'available' ? <BookingSection entry={entry} {...props.booking} /> : null}
 
-      {status !== 'available' ? (
-        <section aria-labelledby="autres">
-          <h2 id="autres">Prochains stages près de {c.city}</h2>
-          {props.alternatives.length ? (
-            <SessionList entries={props.alternatives} />
-          ) : (
-            <p>Aucun autre stage n’est proposé pour le moment dans ce département ni dans sa région.</p>
-          )}
-          <p>
-            <a href={departmentPath(c.deptCode)}>Tous les stages du département {c.deptName}</a>
-          </p>
-        </section>
-      ) : null}
+      {status !== 'available' ? <Alternatives centre={c} entries={props.alternatives} /> : null}
 
       <CentreSection centre={c}>
         <p>Agrément préfectoral n° {c.agrementNumber}</p>
         <MapLink lat={c.lat} lng={c.lng} />
       </CentreSection>
 
-      <section aria-labelledby="pratique">
-        <h2 id="pratique">Bon à savoir</h2>
-        <ul>
-          <li>
-            À apporter : une pièce d’identité et votre permis de conduire ; pour un permis probatoire, la lettre 48N
-            reçue. Le détail :{' '}
-            <ArticleLink articles={articles} slug="reserver-un-stage-etapes-et-documents">
-              réserver un stage, étapes et documents
-            </ArticleLink>
-            .
-          </li>
-          <li>
-            Présence obligatoire aux deux journées complètes ; un retard ou une absence fait perdre le bénéfice du stage
-            (
-            <ArticleLink articles={articles} slug="deroulement-des-deux-jours-de-stage">
-              déroulement des deux jours
-            </ArticleLink>
-            ).
-          </li>
-          <li>
-            Jusqu’à 4 points sont crédités à partir du lendemain du second jour, dans la limite du maximum de votre
-            permis ; un stage volontaire au plus une fois par an (
-            <ArticleLink articles={articles} slug="quand-les-points-sont-ils-credites">
-              quand les points sont-ils crédités
-            </ArticleLink>
-            ).
-          </li>
-        </ul>
-      </section>
+      <GoodToKnow articles={articles} />
     </Layout>
   );
 }
