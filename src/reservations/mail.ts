@@ -1,7 +1,8 @@
 import nodemailer from 'nodemailer';
+import { formatPrice } from '../catalogue/price.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
 import type { Config } from '../config.js';
-import { frenchDate, frenchPrice, hours } from '../web/format.js';
+import { frenchDate, hours } from '../web/format.js';
 import { REASONS, type Reason } from './form.js';
 import { displayPhone } from './phone.js';
 
@@ -53,7 +54,7 @@ function sessionLines(f: BookedMailFacts): string[] {
   return [
     `Stage : ${frenchDate(s.day1)} et ${frenchDate(s.day2)}, ${hours(f.entry)}`,
     `Lieu : ${c.name}, ${c.address}, ${c.postalCode} ${c.city}`,
-    `Prix : ${frenchPrice(s.priceEuros)}`,
+    `Prix : ${formatPrice(s.priceEuros)}`,
     `Numéro du stage : ${f.entry.record.courseNumber}`,
   ];
 }

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
+import { formatPrice } from '../catalogue/price.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
-import { frenchDate, frenchDayMonth, frenchPrice, hours, placesLeft } from './format.js';
+import { frenchDate, frenchDayMonth, hours, placesLeft } from './format.js';
 
 export function sessionPath(id: string): string {
   return `/stages/${id}`;
@@ -48,7 +49,7 @@ export function SessionItem({ entry, showCentre = true }: { entry: SessionEntry;
         </p>
       ) : null}
       <p class="meta">
-        <span class="price">{frenchPrice(s.priceEuros)}</span>
+        <span class="price">{formatPrice(s.priceEuros)}</span>
         <Places spots={s.spotsAvailable} />
       </p>
     </li>

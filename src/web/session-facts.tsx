@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
+import { formatPrice } from '../catalogue/price.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
 import { centrePath } from './components.js';
-import { frenchDate, frenchPrice, hours } from './format.js';
+import { frenchDate, hours } from './format.js';
 
 export interface SessionFactsProps {
   entry: SessionEntry;
@@ -27,7 +28,7 @@ export function SessionFacts({ entry, hoursNote, priceClass, children }: Session
         {hours(entry)}, {hoursNote}
       </dd>
       <dt>Prix</dt>
-      <dd class={priceClass}>{frenchPrice(s.priceEuros)}</dd>
+      <dd class={priceClass}>{formatPrice(s.priceEuros)}</dd>
       {children}
       <dt>Numéro du stage</dt>
       <dd>{entry.record.courseNumber}</dd>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { frenchDate, frenchDayMonth, frenchPrice, frenchTime, isoLocal, placesLeft } from '../../src/web/format.js';
+import { formatPrice } from '../../src/catalogue/price.js';
+import { frenchDate, frenchDayMonth, frenchTime, isoLocal, placesLeft } from '../../src/web/format.js';
 
 describe('French wording on the site', () => {
   it('writes dates as people read them, with "1er"', () => {
@@ -12,8 +13,8 @@ describe('French wording on the site', () => {
   it('writes times, prices and places', () => {
     expect(frenchTime('08:30')).toBe('8\u00a0h\u00a030');
     expect(frenchTime('13:00')).toBe('13\u00a0h');
-    expect(frenchPrice(239)).toMatch(/^239\s€$/);
-    expect(frenchPrice(229.5)).toMatch(/^229,50\s€$/);
+    expect(formatPrice(239)).toMatch(/^239\s€$/);
+    expect(formatPrice(229.5)).toMatch(/^229,50\s€$/);
     expect(placesLeft(0)).toBe('complet');
     expect(placesLeft(1)).toBe('plus qu’une place');
     expect(placesLeft(2)).toBe('plus que 2 places');

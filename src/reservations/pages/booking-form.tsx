@@ -1,6 +1,6 @@
+import { formatPrice } from '../../catalogue/price.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { described, Field, FieldMessage, type FieldProps } from '../../web/field.js';
-import { frenchPrice } from '../../web/format.js';
 import { type FieldName, type FormState, REASONS } from '../form.js';
 
 /** The reservation form as a page shows it: the token, and after a refusal what was typed and why. */
@@ -133,7 +133,7 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
       <h2 id="reservation">Réserver une place</h2>
       <Refusal notice={notice} errors={state?.errors ?? []} />
       <p>
-        Une place pour vous, au centre <strong>{s.centre.name}</strong>, au prix de {frenchPrice(s.priceEuros)}. Le
+        Une place pour vous, au centre <strong>{s.centre.name}</strong>, au prix de {formatPrice(s.priceEuros)}. Le
         paiement se fait auprès du centre ; la place est retenue dès l’envoi du formulaire.
       </p>
       {/* The fragment brings a refused form's page back to the form and its errors, not to the top. */}

@@ -1,7 +1,8 @@
+import { formatPrice } from '../../catalogue/price.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { BookingSection, type BookingState } from '../../reservations/pages/booking-form.js';
 import { departmentPath, MapLink, Places, SessionList } from '../../web/components.js';
-import { frenchDate, frenchPrice } from '../../web/format.js';
+import { frenchDate } from '../../web/format.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
 import { CentreSection, SessionFacts } from '../../web/session-facts.js';
 import type { SessionStatus } from '../structured-data.js';
@@ -115,7 +116,7 @@ export function SessionPage(props: SessionPageProps) {
     <Layout
       site={props.site}
       title={title}
-      description={`Stage de récupération de points les ${frenchDate(s.day1)} et ${frenchDate(s.day2)} à ${c.city} (${c.deptName}), ${frenchPrice(s.priceEuros)}, centre agréé ${c.name}.`}
+      description={`Stage de récupération de points les ${frenchDate(s.day1)} et ${frenchDate(s.day2)} à ${c.city} (${c.deptName}), ${formatPrice(s.priceEuros)}, centre agréé ${c.name}.`}
       canonicalPath={props.path}
       jsonLd={[sessionJsonLd(entry, `${props.site.baseUrl}${props.path}`)]}
     >
