@@ -86,7 +86,7 @@ export function cachedPages(
       cached = toCached(render(request) ?? { status: 404, html: siteErrorPage(site, 404) });
       cache.set(epoch, request.url, cached);
     }
-    // Places change at any moment: browsers revalidate rather than show a stale count, and a page
+    // Spots left change at any moment: browsers revalidate rather than show a stale count, and a page
     // unchanged since (same catalogue version, same hour) costs them an empty 304.
     let etag = `"${epoch}"`;
     let body = cached.body;

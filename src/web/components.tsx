@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { formatPrice } from '../catalogue/price.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
-import { frenchDate, frenchDayMonth, hours, placesLeft } from './format.js';
+import { frenchDate, frenchDayMonth, hours, spotsLeftText } from './format.js';
 
 export function sessionPath(id: string): string {
   return `/stages/${id}`;
@@ -26,12 +26,12 @@ export function MapLink({ lat, lng }: { lat: number; lng: number }) {
   );
 }
 
-export function Places({ spots }: { spots: number }) {
+export function SpotsLeft({ spots }: { spots: number }) {
   const kind = spots <= 0 ? 'places full' : spots <= 5 ? 'places few' : 'places';
-  return <span class={kind}>{placesLeft(spots)}</span>;
+  return <span class={kind}>{spotsLeftText(spots)}</span>;
 }
 
-/** One session in a list: date, times, place, centre, price, places, and the link to its page. */
+/** One session in a list: date, times, town, centre, price, spots left, and the link to its page. */
 export function SessionItem({ entry, showCentre = true }: { entry: SessionEntry; showCentre?: boolean }) {
   const s = entry.view;
   const c = s.centre;
@@ -50,7 +50,7 @@ export function SessionItem({ entry, showCentre = true }: { entry: SessionEntry;
       ) : null}
       <p class="meta">
         <span class="price">{formatPrice(s.priceEuros)}</span>
-        <Places spots={s.spotsAvailable} />
+        <SpotsLeft spots={s.spotsAvailable} />
       </p>
     </li>
   );

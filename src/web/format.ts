@@ -59,8 +59,8 @@ export function hours(entry: SessionEntry): string {
   return `de ${frenchTime(s.startTime)} à ${frenchTime(s.endTime)}${zone ? ` (${zone})` : ''}`;
 }
 
-/** Few places are worth a warning; many are just a number. */
-export function placesLeft(spots: number): string {
+/** Spots left, in words: few are worth a warning; many are just a number. */
+export function spotsLeftText(spots: number): string {
   if (spots <= 0) return 'complet';
   if (spots === 1) return 'plus qu’une place';
   if (spots <= 5) return `plus que ${spots} places`;

@@ -10,7 +10,7 @@ export interface SessionFactsProps {
   hoursNote: string;
   /** The price's class, where the page highlights it. */
   priceClass?: string | undefined;
-  /** Facts a page adds (the places left, say), between the price and the course number. */
+  /** Facts a page adds (the spots left, say), between the price and the course number. */
   children?: ComponentChildren;
 }
 

@@ -1,7 +1,7 @@
 import { formatPrice } from '../../catalogue/price.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { BookingSection, type BookingState } from '../../reservations/pages/booking-form.js';
-import { departmentPath, MapLink, Places, SessionList } from '../../web/components.js';
+import { departmentPath, MapLink, SessionList, SpotsLeft } from '../../web/components.js';
 import { frenchDate } from '../../web/format.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
 import { CentreSection, SessionFacts } from '../../web/session-facts.js';
@@ -133,7 +133,7 @@ export function SessionPage(props: SessionPageProps) {
             ) : status === 'cancelled' ? (
               'stage annulé'
             ) : (
-              <Places spots={s.spotsAvailable} />
+              <SpotsLeft spots={s.spotsAvailable} />
             )}
           </dd>
         </SessionFacts>
