@@ -1,10 +1,17 @@
 import type { ComponentChildren } from 'preact';
 import { formatPrice } from '../catalogue/price.js';
-import type { SessionEntry } from '../catalogue/read-model.js';
+import type { CatalogueSnapshot, SessionEntry } from '../catalogue/read-model.js';
 import { frenchDate, frenchDayMonth, hours, spotsLeftText } from './format.js';
 
 export function sessionPath(id: string): string {
   return `/stages/${id}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The session a /stages/:id address names, in any case; undefined when the id is not one. */
+export function sessionAt(snapshot: CatalogueSnapshot, id: string): SessionEntry | undefined {
+  return UUID.test(id) ? snapshot.sessionsById.get(id.toLowerCase()) : undefined;
 }
 
 export function centrePath(slug: string): string {

@@ -2,13 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { sessionStatus } from '../../catalogue/session-status.js';
 import { dateIn } from '../../core/clock.js';
+import { sessionAt } from '../../web/components.js';
 import { errorAnswer, GUARD_NOTICES, htmlAnswer, isForm, notAForm, privatePath } from '../answers.js';
 import { sendBookedMails } from '../booked-mails.js';
 import type { ReservationContext } from '../context.js';
 import { type FormState, readForm } from '../form.js';
 import { bookPlace } from '../repository.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const DUPLICATE =
   'Cette adresse e-mail a déjà une réservation sur ce stage : aucune place de plus n’a été prise. Retrouvez-la avec le lien reçu lors de la réservation, ou contactez le centre.';
@@ -46,7 +45,7 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
   app.post('/stages/:id/reservation', { schema: { hide: true } }, async (request, reply) => {
     if (!isForm(request)) return notAForm(reply, site);
     const { id } = request.params as { id: string };
-    const entry = UUID.test(id) ? app.catalogue.snapshot.sessionsById.get(id.toLowerCase()) : undefined;
+    const entry = sessionAt(app.catalogue.snapshot, id);
     if (!entry)
       return errorAnswer(reply, site, 404, 'Ce stage n’existe pas ou plus : aucune réservation n’a été faite.');
     const body = (request.body ?? {}) as Record<string, unknown>;

@@ -3,14 +3,13 @@ import { sessionStatus } from '../../catalogue/session-status.js';
 import { dateIn } from '../../core/clock.js';
 import type { SessionPageRenderer } from '../../reservations/context.js';
 import { sendsMail } from '../../reservations/mail.js';
-import { sessionPath } from '../../web/components.js';
+import { sessionAt, sessionPath } from '../../web/components.js';
 import { renderPage } from '../../web/render.js';
 import { nearbySessions } from '../alternatives.js';
 import type { SiteContext } from '../context.js';
 import { FORM_TOKEN_SLOT } from '../page-cache.js';
 import { SessionPage } from '../pages/session.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Articles the session page links to, by slug. */
 const LINKED_ARTICLES = [
   'reserver-un-stage-etapes-et-documents',
@@ -56,8 +55,7 @@ export function sessionRoute({ app, page }: SiteContext, renderSessionPage: Sess
     { schema: { hide: true } },
     page((request) => {
       const { id } = request.params as { id: string };
-      if (!UUID.test(id)) return undefined;
-      const entry = app.catalogue.snapshot.sessionsById.get(id.toLowerCase());
+      const entry = sessionAt(app.catalogue.snapshot, id);
       if (!entry) return undefined;
       return { status: 200, html: renderSessionPage(entry, { formToken: FORM_TOKEN_SLOT, mailEnabled }) };
     }),
