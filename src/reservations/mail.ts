@@ -1,7 +1,6 @@
 import nodemailer from 'nodemailer';
 import { formatPrice } from '../catalogue/price.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
-import type { Config } from '../config.js';
 import { frenchDate, hours } from '../web/format.js';
 import { REASONS, type Reason } from './form.js';
 import { displayPhone } from './phone.js';
@@ -17,13 +16,19 @@ export interface Mailer {
   close(): void;
 }
 
+/** Where mail goes out from (config.reservations): no SMTP_URL, no email. */
+export interface MailSettings {
+  smtpUrl?: string | undefined;
+  mailFrom: string;
+}
+
 /** Whether reservations send emails: only with an SMTP server (SMTP_URL). The pages say which. */
-export function sendsMail(settings: Config['reservations']): boolean {
+export function sendsMail(settings: MailSettings): boolean {
   return settings.smtpUrl !== undefined;
 }
 
 /** The mailer of the settings: none without SMTP_URL. */
-export function configuredMailer(settings: Config['reservations']): Mailer | undefined {
+export function configuredMailer(settings: MailSettings): Mailer | undefined {
   return settings.smtpUrl === undefined ? undefined : smtpMailer(settings.smtpUrl, settings.mailFrom);
 }
 
