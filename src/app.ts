@@ -26,7 +26,9 @@ import { registerResponseHeaders } from './http/security-headers.js';
 import { registerMcp } from './mcp/plugin.js';
 import { MCP_TOOL_NAMES } from './mcp/server.js';
 import { registerServerCard } from './mcp/server-card.js';
-import { registerSite, siteErrorPage } from './site/plugin.js';
+import { registerReservations } from './reservations/plugin.js';
+import { registerSite } from './site/plugin.js';
+import { siteErrorPage } from './web/error-page.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -135,7 +137,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const articles = deps.articles ?? (await ArticleLibrary.load());
   await registerMcp(app, { catalogue, articles, clock: app.clock, platformName: config.platformName });
   registerServerCard(app);
-  if (config.site) await registerSite(app, { articles });
+  if (config.site) {
+    const { renderSessionPage } = registerSite(app, { articles });
+    // The form is on the site's session page, and a refused one is shown there again.
+    await registerReservations(app, { renderSessionPage });
+  }
   registerOpenApiRoute(app);
 
   return app;

@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
+import { formatPrice } from '../catalogue/price.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
-import { hours } from '../site/components.js';
-import { frenchDate, frenchPrice } from '../site/format.js';
+import { frenchDate, hours } from '../web/format.js';
 import { REASONS, type Reason } from './form.js';
 import { displayPhone } from './phone.js';
 
@@ -14,6 +14,22 @@ export interface Mail {
 export interface Mailer {
   send(mail: Mail): Promise<void>;
   close(): void;
+}
+
+/** Where mail goes out from (config.reservations): no SMTP_URL, no email. */
+export interface MailSettings {
+  smtpUrl?: string | undefined;
+  mailFrom: string;
+}
+
+/** Whether reservations send emails: only with an SMTP server (SMTP_URL). The pages say which. */
+export function sendsMail(settings: MailSettings): boolean {
+  return settings.smtpUrl !== undefined;
+}
+
+/** The mailer of the settings: none without SMTP_URL. */
+export function configuredMailer(settings: MailSettings): Mailer | undefined {
+  return settings.smtpUrl === undefined ? undefined : smtpMailer(settings.smtpUrl, settings.mailFrom);
 }
 
 /** Sends through the SMTP server of SMTP_URL (nodemailer), from MAIL_FROM. Plain text only. */
@@ -43,7 +59,7 @@ function sessionLines(f: BookedMailFacts): string[] {
   return [
     `Stage : ${frenchDate(s.day1)} et ${frenchDate(s.day2)}, ${hours(f.entry)}`,
     `Lieu : ${c.name}, ${c.address}, ${c.postalCode} ${c.city}`,
-    `Prix : ${frenchPrice(s.priceEuros)}`,
+    `Prix : ${formatPrice(s.priceEuros)}`,
     `Numéro du stage : ${f.entry.record.courseNumber}`,
   ];
 }

@@ -1,3 +1,10 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FormGuard } from '../reservations/form-guard.js';
+import { siteErrorPage } from '../web/error-page.js';
+import type { SiteInfo } from '../web/layout.js';
+import { HTML_CONTENT_TYPE } from '../web/render.js';
+
 /**
  * Rendered pages, kept until the catalogue changes or the hour turns. Every page depends only
  * on the snapshot and on "today" in some French zone; all of them (Paris and overseas) have
@@ -40,4 +47,61 @@ export class PageCache {
     if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
     this.#entries.set(key, page);
   }
+}
+
+/** A rendered page, or `undefined` for the site's 404. */
+export type Rendered = { status: number; html: string } | undefined;
+export type PageRenderer = (request: FastifyRequest) => Rendered;
+export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+// Searched as the hidden input's whole attribute: catalogue text cannot contain it (its quotes are escaped).
+const SLOT_ATTRIBUTE = Buffer.from(`name="formToken" value="${FORM_TOKEN_SLOT}"`);
+const SLOT_OFFSET = SLOT_ATTRIBUTE.length - FORM_TOKEN_SLOT.length - 1;
+const SLOT = Buffer.from(FORM_TOKEN_SLOT);
+
+function toCached(out: NonNullable<Rendered>): CachedPage {
+  const body = Buffer.from(out.html);
+  const at = body.indexOf(SLOT_ATTRIBUTE);
+  return { status: out.status, body, slot: at >= 0 ? at + SLOT_OFFSET : undefined };
+}
+
+function withToken(body: Buffer, slot: number, token: string): Buffer {
+  return Buffer.concat([body.subarray(0, slot), Buffer.from(token), body.subarray(slot + SLOT.length)]);
+}
+
+/**
+ * Makes page handlers: each serves its page from the cache, or renders it (undefined → the 404
+ * page) and keeps it. A page with the reservation form gets this visitor's token spliced in.
+ */
+export function cachedPages(
+  app: FastifyInstance,
+  site: SiteInfo,
+  guard: FormGuard,
+): (render: PageRenderer) => PageHandler {
+  const cache = new PageCache(512);
+  return (render) => async (request, reply) => {
+    const epoch = PageCache.epoch(app.catalogue.snapshot.version, app.clock.now());
+    let cached = cache.get(epoch, request.url);
+    if (!cached) {
+      cached = toCached(render(request) ?? { status: 404, html: siteErrorPage(site, 404) });
+      cache.set(epoch, request.url, cached);
+    }
+    // Spots left change at any moment: browsers revalidate rather than show a stale count, and a page
+    // unchanged since (same catalogue version, same hour) costs them an empty 304.
+    let etag = `"${epoch}"`;
+    let body = cached.body;
+    if (cached.slot === undefined) reply.header('cache-control', 'no-cache');
+    else {
+      // A page with the reservation form carries this visitor's token: theirs alone to keep.
+      const token = guard.tokenFor(request, reply);
+      body = withToken(cached.body, cached.slot, token);
+      etag = `"${epoch}-${createHash('sha256').update(token).digest('base64url').slice(0, 10)}"`;
+      // Same-origin navigations and form posts then carry a real Origin (see FormGuard).
+      reply.header('cache-control', 'private, no-cache').header('referrer-policy', 'same-origin');
+    }
+    if (cached.status !== 200) return reply.code(cached.status).type(HTML_CONTENT_TYPE).send(body);
+    reply.header('etag', etag);
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    return reply.code(200).type(HTML_CONTENT_TYPE).send(body);
+  };
 }

@@ -1,15 +1,13 @@
 import { canonicalDeptCode, DEPARTMENTS } from '../catalogue/geography.js';
 import { type SearchQuery, SearchQueryStringSchema } from '../catalogue/schemas.js';
 import { searchKey } from '../catalogue/text.js';
+import { MAX_PAGE, pageNumber } from './paging.js';
 
 /*
  * The home page's search form sends the API's own parameters (city, dept, from, to, maxPrice,
  * includeUnavailable), checked by the API's own schema; only the messages are the site's, in
  * French and next to the field. `page` is the site's addition.
  */
-
-export const PER_PAGE = 20;
-export const MAX_PAGE = 50;
 
 export const FORM_FIELDS = ['city', 'dept', 'from', 'to', 'maxPrice', 'includeUnavailable'] as const;
 export type FormField = (typeof FORM_FIELDS)[number] | 'page';
@@ -49,13 +47,9 @@ export function parseSearch(raw: Record<string, unknown>): ParsedSearch {
   }
   const errors: FieldError[] = [];
 
-  let page = 1;
-  const rawPage = raw.page;
-  if (rawPage !== undefined && rawPage !== '') {
-    const n = typeof rawPage === 'string' && /^\d{1,3}$/.test(rawPage) ? Number(rawPage) : Number.NaN;
-    if (n >= 1 && n <= MAX_PAGE) page = n;
-    else errors.push({ field: 'page', message: MESSAGES.page });
-  }
+  const asked = pageNumber(raw.page);
+  if (asked === undefined) errors.push({ field: 'page', message: MESSAGES.page });
+  const page = asked ?? 1;
 
   const input: Record<string, unknown> = {};
   for (const field of FORM_FIELDS) if (raw[field] !== undefined) input[field] = raw[field];

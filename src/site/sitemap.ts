@@ -3,7 +3,7 @@ import { renderToString } from 'preact-render-to-string';
 import type { ArticleLibrary } from '../articles/articles.js';
 import { DEPARTMENTS } from '../catalogue/geography.js';
 import { type CatalogueSnapshot, firstOnOrAfter } from '../catalogue/read-model.js';
-import { centrePath, departmentPath, sessionPath } from './components.js';
+import { centrePath, departmentPath, sessionPath } from '../web/components.js';
 
 const MAX_URLS = 50_000;
 

@@ -1,5 +1,5 @@
 import type { CentreEntry, SessionEntry } from '../catalogue/read-model.js';
-import { isoLocal } from './format.js';
+import { isoLocal } from '../web/format.js';
 
 /*
  * schema.org descriptions of the pages, for search engines and agents reading the HTML.

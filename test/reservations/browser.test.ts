@@ -1,8 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
-import { FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
-import { freePortInRange, launchChromium, screenshot, seriousViolations } from '../site/browser.js';
+import type { TestApp } from '../helpers/app.js';
+import { SESSIONS } from '../helpers/fixtures.js';
+import { launchChromium, listeningFixtureApp, screenshot, seriousViolations } from '../site/browser.js';
 import { placesLeft } from './helpers.js';
 
 // A person on a phone, with JavaScript off: the whole booking works on plain HTML forms.
@@ -14,14 +14,7 @@ let axeContext: BrowserContext;
 const session = SESSIONS.lyonMar5; // 3 places
 
 beforeAll(async () => {
-  const port = await freePortInRange();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({
-    catalogue: FIXTURE_CATALOGUE,
-    clock: frozenClock(FIXTURE_NOW),
-    env: { PUBLIC_BASE_URL: base },
-  });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, base } = await listeningFixtureApp());
   browser = await launchChromium();
   const context = await browser.newContext({
     viewport: { width: 390, height: 844 },

@@ -1,9 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StageSession } from '../../src/catalogue/schemas.js';
-import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
-import { FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
-import { freePortInRange, launchChromium, screenshot, seriousViolations } from './browser.js';
+import type { TestApp } from '../helpers/app.js';
+import { SESSIONS } from '../helpers/fixtures.js';
+import { launchChromium, listeningFixtureApp, screenshot, seriousViolations } from './browser.js';
 
 // One server, one browser and one phone-sized page for the whole file: every step reuses them.
 let t: TestApp;
@@ -14,14 +14,7 @@ let page: Page;
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
-  const port = await freePortInRange();
-  base = `http://127.0.0.1:${port}`;
-  t = await buildTestApp({
-    catalogue: FIXTURE_CATALOGUE,
-    clock: frozenClock(FIXTURE_NOW),
-    env: { PUBLIC_BASE_URL: base },
-  });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, base } = await listeningFixtureApp());
   browser = await launchChromium();
   context = await browser.newContext({
     viewport: { width: 390, height: 844 },

@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
+import { FIXTURE_CATALOGUE, FIXTURE_NOW } from '../helpers/fixtures.js';
 
 /*
  * Headless Debian Chromium driven by playwright-core (Playwright's own browser download cannot
@@ -41,6 +43,19 @@ export async function freePortInRange(first = 4200, last = 4299): Promise<number
     }
   }
   throw new Error(`no free port in ${first}–${last}`);
+}
+
+/** The service on the fixture catalogue and the frozen clock, listening on a free port that its pages name. */
+export async function listeningFixtureApp(): Promise<{ t: TestApp; base: string }> {
+  const port = await freePortInRange();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await buildTestApp({
+    catalogue: FIXTURE_CATALOGUE,
+    clock: frozenClock(FIXTURE_NOW),
+    env: { PUBLIC_BASE_URL: base },
+  });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return { t, base };
 }
 
 const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -1,6 +1,6 @@
 import type { Article, ArticleSummary } from '../../articles/articles.js';
-import { frenchDate } from '../format.js';
-import { Layout, type SiteInfo } from '../layout.js';
+import { frenchDate } from '../../web/format.js';
+import { Layout, type SiteInfo } from '../../web/layout.js';
 
 export function ArticlesPage({ site, articles }: { site: SiteInfo; articles: readonly ArticleSummary[] }) {
   return (

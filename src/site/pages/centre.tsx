@@ -1,6 +1,6 @@
 import type { CentreEntry, SessionEntry } from '../../catalogue/read-model.js';
-import { departmentPath, Pager, SessionList } from '../components.js';
-import { Layout, type SiteInfo } from '../layout.js';
+import { departmentPath, MapLink, PagedSessions } from '../../web/components.js';
+import { Layout, type SiteInfo } from '../../web/layout.js';
 import { centreJsonLd } from '../structured-data.js';
 
 export interface CentrePageProps {
@@ -15,7 +15,6 @@ export interface CentrePageProps {
 
 export function CentrePage(props: CentrePageProps) {
   const c = props.centre.view;
-  const osm = `https://www.openstreetmap.org/?mlat=${c.lat}&mlon=${c.lng}#map=17/${c.lat}/${c.lng}`;
   return (
     <Layout
       site={props.site}
@@ -39,26 +38,22 @@ export function CentrePage(props: CentrePageProps) {
           <dt>Agrément préfectoral</dt>
           <dd>n° {c.agrementNumber}</dd>
         </dl>
-        <p>
-          <a href={osm}>Voir l’emplacement sur OpenStreetMap</a>
-        </p>
+        <MapLink lat={c.lat} lng={c.lng} />
       </div>
-      <section aria-labelledby="sessions">
-        <h2 id="sessions">Prochains stages dans ce centre</h2>
-        {props.entries.length ? (
-          <SessionList entries={props.entries} showCentre={false} />
-        ) : (
+      <PagedSessions
+        title="Prochains stages dans ce centre"
+        entries={props.entries}
+        showCentre={false}
+        empty={
           <p>
             Aucun stage n’est programmé pour le moment dans ce centre.{' '}
             <a href={departmentPath(c.deptCode)}>Voir les stages du département</a>.
           </p>
-        )}
-        <Pager
-          page={props.page}
-          hasNext={props.hasNext}
-          href={(p) => (p > 1 ? `${props.path}?page=${p}` : props.path)}
-        />
-      </section>
+        }
+        page={props.page}
+        hasNext={props.hasNext}
+        path={props.path}
+      />
     </Layout>
   );
 }

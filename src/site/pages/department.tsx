@@ -1,7 +1,7 @@
 import type { Department } from '../../catalogue/geography.js';
 import type { CentreEntry, SessionEntry } from '../../catalogue/read-model.js';
-import { centrePath, Pager, SessionList } from '../components.js';
-import { Layout, type SiteInfo } from '../layout.js';
+import { centrePath, PagedSessions } from '../../web/components.js';
+import { Layout, type SiteInfo } from '../../web/layout.js';
 
 export interface DepartmentPageProps {
   site: SiteInfo;
@@ -28,22 +28,19 @@ export function DepartmentPage(props: DepartmentPageProps) {
         Stages de récupération de points : {d.name} ({d.code})
       </h1>
       <p class="lead">Les prochains stages avec des places disponibles dans le département, région {d.region}.</p>
-      <section aria-labelledby="sessions">
-        <h2 id="sessions">Prochains stages</h2>
-        {props.entries.length ? (
-          <SessionList entries={props.entries} />
-        ) : (
+      <PagedSessions
+        title="Prochains stages"
+        entries={props.entries}
+        empty={
           <p>
             Aucun stage avec des places disponibles pour le moment.{' '}
             <a href={`/?dept=${d.code}&includeUnavailable=true`}>Voir aussi les stages complets</a>.
           </p>
-        )}
-        <Pager
-          page={props.page}
-          hasNext={props.hasNext}
-          href={(p) => (p > 1 ? `${props.path}?page=${p}` : props.path)}
-        />
-      </section>
+        }
+        page={props.page}
+        hasNext={props.hasNext}
+        path={props.path}
+      />
       {props.centres.length ? (
         <section aria-labelledby="centres">
           <h2 id="centres">Centres agréés du département</h2>

@@ -1,9 +1,10 @@
 import { canonicalDeptCode } from '../../catalogue/geography.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
-import { Pager, SessionList } from '../components.js';
+import { Pager, SessionList } from '../../web/components.js';
+import { described, Field, FieldMessage } from '../../web/field.js';
+import { Layout, type SiteInfo } from '../../web/layout.js';
 import { DEPARTMENT_LINKS_HTML, departmentOptionsHtml } from '../departments.js';
-import { Layout, type SiteInfo } from '../layout.js';
-import { type FieldError, type FormField, type ParsedSearch, searchHref } from '../search-query.js';
+import { type FormField, type ParsedSearch, searchHref } from '../search-query.js';
 
 export interface HomeProps {
   site: SiteInfo;
@@ -14,86 +15,55 @@ export interface HomeProps {
   apiHref: string;
 }
 
-function errorOf(errors: readonly FieldError[], field: FormField): FieldError | undefined {
-  return errors.find((e) => e.field === field);
-}
-
-/** An input's error message, tied to it by aria-describedby. */
-function FieldMessage({ error, field }: { error: FieldError | undefined; field: FormField }) {
-  return error ? (
-    <span class="field-error" id={`${field}-error`}>
-      {error.message}
-    </span>
-  ) : null;
-}
-
-function invalid(error: FieldError | undefined) {
-  return error ? { 'aria-invalid': 'true' as const, 'aria-describedby': `${error.field}-error` } : {};
-}
-
 export function SearchForm({ search }: { search: ParsedSearch }) {
   const v = search.values;
-  const e = (f: FormField) => errorOf(search.errors, f);
+  const e = (f: FormField) => search.errors.find((err) => err.field === f);
   return (
     <form class="search card" method="get" action="/" aria-label="Rechercher un stage">
       <div class="row">
-        <div>
-          <label for="city">
-            Ville ou département <span class="hint">par exemple Lyon, Saint-Étienne, Rhône, 69</span>
-          </label>
-          <input
-            id="city"
-            name="city"
-            type="text"
-            value={v.city ?? ''}
-            autocomplete="address-level2"
-            {...invalid(e('city'))}
-          />
-          <FieldMessage error={e('city')} field="city" />
-        </div>
+        <Field
+          name="city"
+          label="Ville ou département"
+          hint={{ text: 'par exemple Lyon, Saint-Étienne, Rhône, 69' }}
+          error={e('city')}
+          input={{ type: 'text', value: v.city ?? '', autocomplete: 'address-level2' }}
+        />
         <div>
           <label for="dept">Département</label>
           <select
             id="dept"
             name="dept"
-            {...invalid(e('dept'))}
+            {...described(e('dept'))}
             // Raw on purpose: constant markup rendered once by the same escaping renderer (departments.tsx)
             dangerouslySetInnerHTML={{ __html: departmentOptionsHtml(canonicalDeptCode(v.dept ?? '')) }}
           />
-          <FieldMessage error={e('dept')} field="dept" />
+          <FieldMessage error={e('dept')} />
         </div>
       </div>
       <div class="row">
-        <div>
-          <label for="from">
-            Du <span class="hint">premier jour au plus tôt</span>
-          </label>
-          <input id="from" name="from" type="date" value={v.from ?? ''} {...invalid(e('from'))} />
-          <FieldMessage error={e('from')} field="from" />
-        </div>
-        <div>
-          <label for="to">
-            Au <span class="hint">premier jour au plus tard</span>
-          </label>
-          <input id="to" name="to" type="date" value={v.to ?? ''} {...invalid(e('to'))} />
-          <FieldMessage error={e('to')} field="to" />
-        </div>
+        <Field
+          name="from"
+          label="Du"
+          hint={{ text: 'premier jour au plus tôt' }}
+          error={e('from')}
+          input={{ type: 'date', value: v.from ?? '' }}
+        />
+        <Field
+          name="to"
+          label="Au"
+          hint={{ text: 'premier jour au plus tard' }}
+          error={e('to')}
+          input={{ type: 'date', value: v.to ?? '' }}
+        />
       </div>
       <div class="row">
-        <div>
-          <label for="maxPrice">
-            Prix maximum <span class="hint">en euros</span>
-          </label>
-          <input
-            id="maxPrice"
-            name="maxPrice"
-            type="text"
-            inputmode="decimal"
-            value={v.maxPrice ?? ''}
-            {...invalid(e('maxPrice'))}
-          />
-          <FieldMessage error={e('maxPrice')} field="maxPrice" />
-        </div>
+        <Field
+          name="maxPrice"
+          label="Prix maximum"
+          hint={{ text: 'en euros' }}
+          error={e('maxPrice')}
+          input={{ type: 'text', inputmode: 'decimal', value: v.maxPrice ?? '' }}
+        />
         <div class="check">
           <input
             id="includeUnavailable"

@@ -1,9 +1,10 @@
+import { formatPrice } from '../../catalogue/price.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
-import type { FormState } from '../../reservations/form.js';
-import { BookingSection } from '../booking.js';
-import { centrePath, departmentPath, hours, Places, SessionList } from '../components.js';
-import { frenchDate, frenchPrice } from '../format.js';
-import { Layout, type SiteInfo } from '../layout.js';
+import { BookingSection, type BookingState } from '../../reservations/pages/booking-form.js';
+import { departmentPath, MapLink, SessionList, SpotsLeft } from '../../web/components.js';
+import { frenchDate } from '../../web/format.js';
+import { Layout, type SiteInfo } from '../../web/layout.js';
+import { CentreSection, SessionFacts } from '../../web/session-facts.js';
 import type { SessionStatus } from '../structured-data.js';
 import { sessionJsonLd } from '../structured-data.js';
 
@@ -16,7 +17,7 @@ export interface SessionPageProps {
   articles: ReadonlyMap<string, string>;
   path: string;
   /** The reservation form's anti-forgery token, its state after a refused submission, and a notice. */
-  booking: { formToken: string; state?: FormState | undefined; notice?: string | undefined; mailEnabled: boolean };
+  booking: BookingState;
 }
 
 function ArticleLink({
@@ -31,47 +32,100 @@ function ArticleLink({
   return articles.has(slug) ? <a href={`/articles/${slug}`}>{children}</a> : children;
 }
 
+/** Why a session cannot be booked, above its facts. */
+function StatusNotice({ status, day1 }: { status: SessionStatus; day1: string }) {
+  return status === 'cancelled' ? (
+    <p class="notice" role="status">
+      Ce stage a été annulé par le centre. Voici les prochains stages près de là.
+    </p>
+  ) : status === 'past' ? (
+    <p class="notice" role="status">
+      Ce stage est terminé : il a commencé le {frenchDate(day1)}. Voici les prochains stages près de là.
+    </p>
+  ) : status === 'full' ? (
+    <p class="notice" role="status">
+      Ce stage est complet : il ne reste plus de place. Voici les prochains stages près de là.
+    </p>
+  ) : null;
+}
+
+/** The next bookable sessions near one that cannot be booked. */
+function Alternatives({
+  centre: c,
+  entries,
+}: {
+  centre: SessionEntry['view']['centre'];
+  entries: readonly SessionEntry[];
+}) {
+  return (
+    <section aria-labelledby="autres">
+      <h2 id="autres">Prochains stages près de {c.city}</h2>
+      {entries.length ? (
+        <SessionList entries={entries} />
+      ) : (
+        <p>Aucun autre stage n’est proposé pour le moment dans ce département ni dans sa région.</p>
+      )}
+      <p>
+        <a href={departmentPath(c.deptCode)}>Tous les stages du département {c.deptName}</a>
+      </p>
+    </section>
+  );
+}
+
+/** What to bring, attendance, and when the points come back, with the articles that say more. */
+function GoodToKnow({ articles }: { articles: ReadonlyMap<string, string> }) {
+  return (
+    <section aria-labelledby="pratique">
+      <h2 id="pratique">Bon à savoir</h2>
+      <ul>
+        <li>
+          À apporter : une pièce d’identité et votre permis de conduire ; pour un permis probatoire, la lettre 48N
+          reçue. Le détail :{' '}
+          <ArticleLink articles={articles} slug="reserver-un-stage-etapes-et-documents">
+            réserver un stage, étapes et documents
+          </ArticleLink>
+          .
+        </li>
+        <li>
+          Présence obligatoire aux deux journées complètes ; un retard ou une absence fait perdre le bénéfice du stage (
+          <ArticleLink articles={articles} slug="deroulement-des-deux-jours-de-stage">
+            déroulement des deux jours
+          </ArticleLink>
+          ).
+        </li>
+        <li>
+          Jusqu’à 4 points sont crédités à partir du lendemain du second jour, dans la limite du maximum de votre permis
+          ; un stage volontaire au plus une fois par an (
+          <ArticleLink articles={articles} slug="quand-les-points-sont-ils-credites">
+            quand les points sont-ils crédités
+          </ArticleLink>
+          ).
+        </li>
+      </ul>
+    </section>
+  );
+}
+
 export function SessionPage(props: SessionPageProps) {
   const { entry, status, articles } = props;
   const s = entry.view;
   const c = s.centre;
   // A refused form says so in the title too: it is what a screen reader announces first.
   const title = `${props.booking.state?.errors.length ? 'Erreur : ' : ''}Stage du ${frenchDate(s.day1)} à ${c.city}`;
-  const osm = `https://www.openstreetmap.org/?mlat=${c.lat}&mlon=${c.lng}#map=17/${c.lat}/${c.lng}`;
   return (
     <Layout
       site={props.site}
       title={title}
-      description={`Stage de récupération de points les ${frenchDate(s.day1)} et ${frenchDate(s.day2)} à ${c.city} (${c.deptName}), ${frenchPrice(s.priceEuros)}, centre agréé ${c.name}.`}
+      description={`Stage de récupération de points les ${frenchDate(s.day1)} et ${frenchDate(s.day2)} à ${c.city} (${c.deptName}), ${formatPrice(s.priceEuros)}, centre agréé ${c.name}.`}
       canonicalPath={props.path}
       jsonLd={[sessionJsonLd(entry, `${props.site.baseUrl}${props.path}`)]}
     >
       <h1>
         Stage de récupération de points à {c.city} ({c.deptCode})
       </h1>
-      {status === 'cancelled' ? (
-        <p class="notice" role="status">
-          Ce stage a été annulé par le centre. Voici les prochains stages près de là.
-        </p>
-      ) : status === 'past' ? (
-        <p class="notice" role="status">
-          Ce stage est terminé : il a commencé le {frenchDate(s.day1)}. Voici les prochains stages près de là.
-        </p>
-      ) : status === 'full' ? (
-        <p class="notice" role="status">
-          Ce stage est complet : il ne reste plus de place. Voici les prochains stages près de là.
-        </p>
-      ) : null}
+      <StatusNotice status={status} day1={s.day1} />
       <div class="card">
-        <dl class="facts">
-          <dt>1er jour</dt>
-          <dd>{frenchDate(s.day1)}</dd>
-          <dt>2e jour</dt>
-          <dd>{frenchDate(s.day2)}</dd>
-          <dt>Horaires</dt>
-          <dd>{hours(entry)}, les deux jours (14 heures en tout)</dd>
-          <dt>Prix</dt>
-          <dd class="price">{frenchPrice(s.priceEuros)}</dd>
+        <SessionFacts entry={entry} hoursNote="les deux jours (14 heures en tout)" priceClass="price">
           <dt>Places</dt>
           <dd>
             {status === 'past' ? (
@@ -79,77 +133,22 @@ export function SessionPage(props: SessionPageProps) {
             ) : status === 'cancelled' ? (
               'stage annulé'
             ) : (
-              <Places spots={s.spotsAvailable} />
+              <SpotsLeft spots={s.spotsAvailable} />
             )}
           </dd>
-          <dt>Numéro du stage</dt>
-          <dd>{entry.record.courseNumber}</dd>
-        </dl>
+        </SessionFacts>
       </div>
 
       {status === 'available' ? <BookingSection entry={entry} {...props.booking} /> : null}
 
-      {status !== 'available' ? (
-        <section aria-labelledby="autres">
-          <h2 id="autres">Prochains stages près de {c.city}</h2>
-          {props.alternatives.length ? (
-            <SessionList entries={props.alternatives} />
-          ) : (
-            <p>Aucun autre stage n’est proposé pour le moment dans ce département ni dans sa région.</p>
-          )}
-          <p>
-            <a href={departmentPath(c.deptCode)}>Tous les stages du département {c.deptName}</a>
-          </p>
-        </section>
-      ) : null}
+      {status !== 'available' ? <Alternatives centre={c} entries={props.alternatives} /> : null}
 
-      <section aria-labelledby="centre">
-        <h2 id="centre">Le centre</h2>
-        <div class="card">
-          <h3>
-            <a href={centrePath(c.slug)}>{c.name}</a>
-          </h3>
-          <p>
-            {c.address}
-            <br />
-            {c.postalCode} {c.city}
-          </p>
-          <p>Agrément préfectoral n° {c.agrementNumber}</p>
-          <p>
-            <a href={osm}>Voir l’emplacement sur OpenStreetMap</a>
-          </p>
-        </div>
-      </section>
+      <CentreSection centre={c}>
+        <p>Agrément préfectoral n° {c.agrementNumber}</p>
+        <MapLink lat={c.lat} lng={c.lng} />
+      </CentreSection>
 
-      <section aria-labelledby="pratique">
-        <h2 id="pratique">Bon à savoir</h2>
-        <ul>
-          <li>
-            À apporter : une pièce d’identité et votre permis de conduire ; pour un permis probatoire, la lettre 48N
-            reçue. Le détail :{' '}
-            <ArticleLink articles={articles} slug="reserver-un-stage-etapes-et-documents">
-              réserver un stage, étapes et documents
-            </ArticleLink>
-            .
-          </li>
-          <li>
-            Présence obligatoire aux deux journées complètes ; un retard ou une absence fait perdre le bénéfice du stage
-            (
-            <ArticleLink articles={articles} slug="deroulement-des-deux-jours-de-stage">
-              déroulement des deux jours
-            </ArticleLink>
-            ).
-          </li>
-          <li>
-            Jusqu’à 4 points sont crédités à partir du lendemain du second jour, dans la limite du maximum de votre
-            permis ; un stage volontaire au plus une fois par an (
-            <ArticleLink articles={articles} slug="quand-les-points-sont-ils-credites">
-              quand les points sont-ils crédités
-            </ArticleLink>
-            ).
-          </li>
-        </ul>
-      </section>
+      <GoodToKnow articles={articles} />
     </Layout>
   );
 }

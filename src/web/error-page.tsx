@@ -1,4 +1,5 @@
-import { Layout, type SiteInfo } from '../layout.js';
+import { Layout, type SiteInfo } from './layout.js';
+import { renderPage } from './render.js';
 
 const TITLES: Record<number, string> = {
   404: 'Page introuvable',
@@ -27,4 +28,9 @@ export function ErrorPage({ site, status, message }: { site: SiteInfo; status: n
       </p>
     </Layout>
   );
+}
+
+/** The error page for a status and an optional message: the site's, the reservations' and the error handler's. */
+export function siteErrorPage(site: SiteInfo, status: number, message?: string): string {
+  return renderPage(<ErrorPage site={site} status={status} message={message} />);
 }

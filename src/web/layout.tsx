@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import type { Config } from '../config.js';
 import { jsonLdText } from './render.js';
 import { STYLESHEET_PATH } from './stylesheet.js';
 
@@ -7,6 +8,10 @@ export interface SiteInfo {
   name: string;
   /** Absolute base of the service, for canonical links and structured data. */
   baseUrl: string;
+}
+
+export function siteInfo(config: Pick<Config, 'platformName' | 'publicBaseUrl'>): SiteInfo {
+  return { name: config.platformName, baseUrl: config.publicBaseUrl };
 }
 
 export interface LayoutProps {

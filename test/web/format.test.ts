@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { frenchDate, frenchDayMonth, frenchPrice, frenchTime, isoLocal, placesLeft } from '../../src/site/format.js';
+import { formatPrice } from '../../src/catalogue/price.js';
+import { frenchDate, frenchDayMonth, frenchTime, isoLocal, spotsLeftText } from '../../src/web/format.js';
 
 describe('French wording on the site', () => {
   it('writes dates as people read them, with "1er"', () => {
@@ -12,12 +13,12 @@ describe('French wording on the site', () => {
   it('writes times, prices and places', () => {
     expect(frenchTime('08:30')).toBe('8\u00a0h\u00a030');
     expect(frenchTime('13:00')).toBe('13\u00a0h');
-    expect(frenchPrice(239)).toMatch(/^239\s€$/);
-    expect(frenchPrice(229.5)).toMatch(/^229,50\s€$/);
-    expect(placesLeft(0)).toBe('complet');
-    expect(placesLeft(1)).toBe('plus qu’une place');
-    expect(placesLeft(2)).toBe('plus que 2 places');
-    expect(placesLeft(12)).toBe('12 places disponibles');
+    expect(formatPrice(239)).toMatch(/^239\s€$/);
+    expect(formatPrice(229.5)).toMatch(/^229,50\s€$/);
+    expect(spotsLeftText(0)).toBe('complet');
+    expect(spotsLeftText(1)).toBe('plus qu’une place');
+    expect(spotsLeftText(2)).toBe('plus que 2 places');
+    expect(spotsLeftText(12)).toBe('12 places disponibles');
   });
 
   it('gives local times the UTC offset of their zone on that day', () => {

@@ -1,5 +1,8 @@
+import type { SessionEntry } from '../catalogue/read-model.js';
+
 /*
- * French wording of dates, times, prices and places, as people read them on the site.
+ * French wording of dates, times and places, as people read them on the pages and in the emails
+ * (prices: catalogue/price.ts, which the API's texts use too).
  * Dates are calendar days (YYYY-MM-DD) and times wall-clock times (HH:MM) of the centre's zone:
  * they are formatted as they are, never moved through the server's zone.
  */
@@ -19,8 +22,8 @@ function firstOfMonth(text: string): string {
 }
 
 /**
- * Intl formatting costs microseconds a call and a results page makes dozens; the set of days,
- * times and prices in a catalogue is small, so each wording is computed once.
+ * Intl formatting costs microseconds a call and a results page makes dozens; the set of days
+ * and times in a catalogue is small, so each wording is computed once.
  */
 function memo(f: (key: string) => string, max = 4096): (key: string) => string {
   const cache = new Map<string, string>();
@@ -49,21 +52,15 @@ export const frenchTime = memo((time) => {
   return `${Number(h)}${NBSP}h${m === '00' ? '' : `${NBSP}${m}`}`;
 });
 
-const euros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR' });
-const wholeEuros = new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'EUR', maximumFractionDigits: 0 });
-
-const priceText = memo((cents) => {
-  const euro = Number(cents) / 100;
-  return Number.isInteger(euro) ? wholeEuros.format(euro) : euros.format(euro);
-});
-
-/** "239 €", "229,50 €" (with the French no-break space). */
-export function frenchPrice(euro: number): string {
-  return priceText(String(Math.round(euro * 100)));
+/** "de 8 h 30 à 16 h 30" plus the zone overseas. */
+export function hours(entry: SessionEntry): string {
+  const s = entry.view;
+  const zone = zoneNote(entry.centre.timeZone);
+  return `de ${frenchTime(s.startTime)} à ${frenchTime(s.endTime)}${zone ? ` (${zone})` : ''}`;
 }
 
-/** Few places are worth a warning; many are just a number. */
-export function placesLeft(spots: number): string {
+/** Spots left, in words: few are worth a warning; many are just a number. */
+export function spotsLeftText(spots: number): string {
   if (spots <= 0) return 'complet';
   if (spots === 1) return 'plus qu’une place';
   if (spots <= 5) return `plus que ${spots} places`;

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { siteInfo } from '../web/layout.js';
+import type { ReservationContext, SessionPageRenderer } from './context.js';
+import { reservationErrorHandler } from './error-handler.js';
+import { FormGuard } from './form-guard.js';
+import { configuredMailer } from './mail.js';
+import { bookingRoute } from './routes/booking.js';
+import { privateLinkRoutes } from './routes/private-link.js';
+
+// A form of six short fields; anything bigger is not from our page.
+const FORM_BODY_LIMIT = 8 * 1024;
+
+export interface ReservationOptions {
+  /** The site's session page, where a refused form is shown again (see SessionPageRenderer). */
+  renderSessionPage: SessionPageRenderer;
+}
+
+/**
+ * Reservations on the site: the session page's form is posted here, and each reservation has a
+ * private page where it can be cancelled. Builds the form guard and the mailer (none without
+ * SMTP_URL). Encapsulated: its body parser and its error pages apply to these routes only.
+ */
+export async function registerReservations(app: FastifyInstance, options: ReservationOptions): Promise<void> {
+  const settings = app.config.reservations;
+  const site = siteInfo(app.config);
+  const mailer = configuredMailer(settings);
+  if (mailer) app.addHook('onClose', async () => mailer.close());
+  const context: ReservationContext = {
+    site,
+    guard: new FormGuard(site.baseUrl),
+    mailer,
+    paymentNote: settings.paymentNote,
+    renderSessionPage: options.renderSessionPage,
+  };
+  await app.register(async (scope: FastifyInstance) => {
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    scope.setErrorHandler(reservationErrorHandler(site));
+    bookingRoute(scope, context);
+    privateLinkRoutes(scope, context);
+  });
+}

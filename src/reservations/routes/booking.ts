@@ -1,0 +1,103 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SessionEntry } from '../../catalogue/read-model.js';
+import { sessionStatus } from '../../catalogue/session-status.js';
+import { dateIn } from '../../core/clock.js';
+import { sessionAt } from '../../web/components.js';
+import { errorAnswer, GUARD_NOTICES, htmlAnswer, isForm, notAForm, privatePath } from '../answers.js';
+import { sendBookedMails } from '../booked-mails.js';
+import type { ReservationContext } from '../context.js';
+import { type FormState, readForm } from '../form.js';
+import { bookPlace } from '../repository.js';
+
+const DUPLICATE =
+  'Cette adresse e-mail a déjà une réservation sur ce stage : aucune place de plus n’a été prise. Retrouvez-la avec le lien reçu lors de la réservation, ou contactez le centre.';
+
+function tooManyBookings(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `Trop de réservations ont été faites depuis votre connexion en une heure. Rien n’a été enregistré : réessayez dans ${minutes} minute${minutes > 1 ? 's' : ''}, ou appelez directement le centre.`;
+}
+
+/** The session page again, with the form as it was sent and why it was refused. */
+function formAgain(
+  context: ReservationContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  entry: SessionEntry,
+  state: FormState | undefined,
+  notice?: string,
+) {
+  reply.header('referrer-policy', 'same-origin');
+  const formToken = context.guard.tokenFor(request, reply);
+  const booking = { formToken, state, notice, mailEnabled: context.mailer !== undefined };
+  return htmlAnswer(reply, status, context.renderSessionPage(entry, booking));
+}
+
+/**
+ * POST /stages/:id/reservation, the session page's form: a place is taken and the reservation
+ * stored in one transaction, then the browser is sent (303) to the reservation's private page,
+ * so that a refresh or a second tap never books twice. Every refusal is a page that says why,
+ * with what was typed kept in the form.
+ */
+export function bookingRoute(app: FastifyInstance, context: ReservationContext): void {
+  const { site, guard } = context;
+
+  app.post('/stages/:id/reservation', { schema: { hide: true } }, async (request, reply) => {
+    if (!isForm(request)) return notAForm(reply, site);
+    const { id } = request.params as { id: string };
+    const entry = sessionAt(app.catalogue.snapshot, id);
+    if (!entry)
+      return errorAnswer(reply, site, 404, 'Ce stage n’existe pas ou plus : aucune réservation n’a été faite.');
+    const body = (request.body ?? {}) as Record<string, unknown>;
+
+    const verdict = guard.check(request, body.formToken);
+    // From another site: no form and no new cookie (which would replace this browser's own).
+    if (verdict === 'cross-site') return errorAnswer(reply, site, 403, GUARD_NOTICES[verdict]);
+    const form = readForm(body);
+    const kept = { values: form.ok ? form.values : form.state.values, errors: [] };
+    if (verdict !== 'ok') return formAgain(context, request, reply, 403, entry, kept, GUARD_NOTICES[verdict]);
+    // People never see this field; a robot filling every field gets a refusal and nothing stored.
+    if (typeof body.website === 'string' && body.website !== '')
+      return formAgain(context, request, reply, 400, entry, kept, 'Cette demande n’a pas pu être enregistrée.');
+    if (sessionStatus(entry, app.clock.now()) !== 'available')
+      return formAgain(context, request, reply, 409, entry, undefined);
+    if (!form.ok) return formAgain(context, request, reply, 400, entry, form.state);
+
+    const budget = await app.chargeReservation(request);
+    if (!budget.allowed)
+      return errorAnswer(
+        reply.header('retry-after', budget.retryAfterSeconds),
+        site,
+        429,
+        tooManyBookings(budget.retryAfterSeconds),
+      );
+
+    const outcome = await bookPlace(app.database.db, {
+      sessionId: entry.record.id,
+      today: dateIn(app.clock.now(), entry.centre.timeZone),
+      details: form.details,
+      browser: guard.cookie(request) as string,
+    });
+    // This instance shows the change before answering; the others follow within a second.
+    await app.catalogue.refresh();
+    const now = app.catalogue.snapshot.sessionsById.get(entry.record.id) ?? entry;
+    switch (outcome.kind) {
+      case 'booked':
+        void sendBookedMails(app, context, {
+          reservation: outcome.reservation,
+          token: outcome.token,
+          entry: now,
+          person: form.details,
+        });
+        // An explicit fragment: without one, the browser would keep the form's (#reserver) on the redirect.
+        return reply.redirect(`${privatePath(outcome.token)}#reservation`, 303);
+      case 'again':
+        return reply.redirect(`${privatePath(outcome.token)}?deja=1#reservation`, 303);
+      case 'duplicate':
+        return formAgain(context, request, reply, 409, now, { values: form.values, errors: [] }, DUPLICATE);
+      case 'full':
+      case 'closed':
+        return formAgain(context, request, reply, 409, now, undefined);
+    }
+  });
+}

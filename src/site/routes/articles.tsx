@@ -1,0 +1,38 @@
+import MarkdownIt from 'markdown-it';
+import type { ArticleLibrary } from '../../articles/articles.js';
+import { renderPage } from '../../web/render.js';
+import type { SiteContext } from '../context.js';
+import { ArticlePage, ArticlesPage } from '../pages/articles.js';
+
+/** GET /articles and /articles/:slug: the list of articles, and each one's page. */
+export function articleRoutes({ app, site, page }: SiteContext, articles: ArticleLibrary): void {
+  const all = articles.list({ limit: Number.MAX_SAFE_INTEGER });
+  // The articles never change while the service runs: their Markdown is rendered once, at start.
+  const markdown = new MarkdownIt({ html: false, linkify: true });
+  const articleHtml = new Map(
+    all.map((a) => {
+      const article = articles.get(a.slug);
+      return [a.slug, article ? markdown.render(article.body) : ''];
+    }),
+  );
+
+  app.get(
+    '/articles',
+    { schema: { hide: true } },
+    page(() => ({ status: 200, html: renderPage(<ArticlesPage site={site} articles={all} />) })),
+  );
+
+  app.get(
+    '/articles/:slug',
+    { schema: { hide: true } },
+    page((request) => {
+      const { slug } = request.params as { slug: string };
+      const article = articles.get(slug);
+      if (!article) return undefined;
+      return {
+        status: 200,
+        html: renderPage(<ArticlePage site={site} article={article} bodyHtml={articleHtml.get(slug) ?? ''} />),
+      };
+    }),
+  );
+}

@@ -1,0 +1,36 @@
+import type { SessionEntry } from '../../catalogue/read-model.js';
+import { searchStages } from '../../catalogue/search.js';
+import { dateIn } from '../../core/clock.js';
+import { renderPage } from '../../web/render.js';
+import type { SiteContext } from '../context.js';
+import { HomePage } from '../pages/home.js';
+import { pageOf, searchLimit } from '../paging.js';
+import { parseSearch } from '../search-query.js';
+
+/** GET /: the search form, and the sessions it finds (the next ones when nothing is asked). */
+export function homeRoute({ app, site, page }: SiteContext): void {
+  app.get(
+    '/',
+    { schema: { hide: true } },
+    page((request) => {
+      const search = parseSearch(request.query as Record<string, unknown>);
+      let found: { entries: SessionEntry[]; hasNext: boolean } = { entries: [], hasNext: false };
+      if (search.query) {
+        const query = { ...search.query, limit: searchLimit(search.page) };
+        found = pageOf(searchStages(app.catalogue.snapshot, query, dateIn(app.clock.now())).entries, search.page);
+      }
+      const api = new URLSearchParams();
+      for (const [k, v] of Object.entries(search.values)) if (v && k !== 'page') api.set(k, v);
+      const html = renderPage(
+        <HomePage
+          site={site}
+          search={search}
+          entries={found.entries}
+          hasNext={found.hasNext}
+          apiHref={`/api/stages${api.size ? `?${api}` : ''}`}
+        />,
+      );
+      return { status: search.errors.length ? 400 : 200, html };
+    }),
+  );
+}
