@@ -7,12 +7,13 @@
  *   npx tsx bench/search-cost.ts                        (the demo: ~20,000 sessions)
  *   SEARCH_COST_SCALE=10 npx tsx bench/search-cost.ts   (ten times: ~200,000 sessions)
  */
-import { dateIn } from '../src/core/clock.js';
+
 import { generateDemoCatalogue } from '../src/catalogue/demo/generate.js';
 import { DEPARTMENTS } from '../src/catalogue/geography.js';
 import { CatalogueSnapshot, urlBuilder } from '../src/catalogue/read-model.js';
 import type { SearchQuery } from '../src/catalogue/schemas.js';
 import { searchStages } from '../src/catalogue/search.js';
+import { dateIn } from '../src/core/clock.js';
 import { referenceSearch } from '../test/helpers/reference-search.js';
 
 const SCALE = Number(process.env.SEARCH_COST_SCALE ?? 1);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../src/core/clock.js';
 import { generateDemoCatalogue } from '../../src/catalogue/demo/generate.js';
 import { publicHolidays } from '../../src/catalogue/demo/holidays.js';
 import { DEPARTMENTS, REGION_NAMES } from '../../src/catalogue/geography.js';
+import { addDays } from '../../src/core/clock.js';
 
 const TODAY = '2026-11-22';
 const demo = generateDemoCatalogue({ today: TODAY });

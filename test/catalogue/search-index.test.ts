@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dateIn } from '../../src/core/clock.js';
 import { DEPARTMENTS } from '../../src/catalogue/geography.js';
 import type { SearchQuery } from '../../src/catalogue/schemas.js';
 import { searchStages } from '../../src/catalogue/search.js';
+import { dateIn } from '../../src/core/clock.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { referenceAll } from '../helpers/reference-search.js';
 
