@@ -69,3 +69,18 @@ describe('LruCache', () => {
     expect(cache.bytes).toBe(0);
   });
 });
+
+describe('LruCache under a stream of new keys', () => {
+  it('keeps the entries still in use and lets the others go, whatever the order they came in', () => {
+    const cache = weighed(1000);
+    for (let i = 0; i < 10; i++) cache.set(`hot${i}`, 10);
+    for (let i = 0; i < 1000; i++) {
+      for (let h = 0; h < 10; h++) expect(cache.get(`hot${h}`)).toBe(10);
+      cache.set(`cold${i}`, 10);
+      expect(cache.bytes).toBeLessThanOrEqual(1000);
+    }
+    expect(cache.size).toBe(100);
+    expect(cache.get('cold0')).toBeUndefined();
+    expect(cache.get('cold999')).toBe(10);
+  });
+});
