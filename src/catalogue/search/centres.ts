@@ -1,5 +1,5 @@
-import type { CityMatcher, Origin } from '../places.js';
-import { distanceKm, matchesCity, placeKey } from '../places.js';
+import type { CityMatcher, Origin } from '../locations.js';
+import { distanceKm, locationKey, matchesCity } from '../locations.js';
 import type { CatalogueSnapshot, SessionEntry } from '../read-model.js';
 
 /** A centre and its sessions (sorted like every session list), as candidates of a search. */
@@ -20,7 +20,7 @@ export function centreSessionsOf(snapshot: CatalogueSnapshot): CentreSessions[] 
     id: c.view.id,
     sessions: snapshot.sessionsByCentre.get(c.view.id) ?? [],
     // "St-Étienne" as a centre's town matches "saint etienne" too.
-    cityKey: placeKey(c.view.city),
+    cityKey: locationKey(c.view.city),
     regionKey: c.regionKey,
     deptCode: c.view.deptCode,
     postalCode: c.view.postalCode,
@@ -29,8 +29,8 @@ export function centreSessionsOf(snapshot: CatalogueSnapshot): CentreSessions[] 
   }));
 }
 
-/** The place filters of a search: what picks its centres. */
-export interface PlaceFilters {
+/** The location filters of a search: what picks its centres. */
+export interface LocationFilters {
   readonly dept: string | undefined;
   /** The matcher, and the text it was made from (a matcher is a function of its text). */
   readonly city: { readonly matcher: CityMatcher; readonly text: string } | undefined;
@@ -39,7 +39,7 @@ export interface PlaceFilters {
   readonly radius: number;
 }
 
-/** The centres a search's place filters picked. Immutable, shared by the searches with the same filters. */
+/** The centres a search's location filters picked. Immutable, shared by the searches with the same filters. */
 export interface PickedCentres {
   readonly centres: readonly CentreSessions[];
   /** Their departments. */
@@ -48,15 +48,15 @@ export interface PickedCentres {
   readonly metres: ReadonlyMap<string, number>;
 }
 
-/** What identifies the place filters in the snapshot's caches. */
-export function placeFiltersKey(f: PlaceFilters): string {
+/** What identifies the location filters in the snapshot's caches. */
+export function locationFiltersKey(f: LocationFilters): string {
   // The town's text goes last: the parts before it cannot hold a NUL, so the key reads back one way only.
   const place = f.origin ? `${f.origin.lat},${f.origin.lng},${f.radius}` : '';
   return `${f.dept ?? ''}\u0000${f.regionNeedle ?? '\u0001'}\u0000${place}\u0000${f.city ? f.city.text : '\u0001'}`;
 }
 
-/** The centres matching the place filters, with their distance in metres from the origin. */
-export function pickCentres(centres: readonly CentreSessions[], f: PlaceFilters): PickedCentres {
+/** The centres matching the location filters, with their distance in metres from the origin. */
+export function pickCentres(centres: readonly CentreSessions[], f: LocationFilters): PickedCentres {
   const { dept, city, regionNeedle, origin, radius } = f;
   const metres = new Map<string, number>();
   const picked = centres.filter((c) => {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { type Origin, SearchArgumentError } from '../places.js';
+import { type Origin, SearchArgumentError } from '../locations.js';
 import type { SearchQuery } from '../schemas.js';
 import type { Sort } from './plan.js';
 

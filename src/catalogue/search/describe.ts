@@ -1,5 +1,5 @@
 import { departmentByCode } from '../geography.js';
-import type { CityMatcher, Origin } from '../places.js';
+import type { CityMatcher, Origin } from '../locations.js';
 import type { SearchQuery } from '../schemas.js';
 import type { Sort } from './plan.js';
 

@@ -1,6 +1,6 @@
 import { LruCache, stringBytes } from '../../core/lru-cache.js';
 import { DEPARTMENTS } from '../geography.js';
-import { type CityMatcher, cityMatcher, type Origin, resolveOrigin } from '../places.js';
+import { type CityMatcher, cityMatcher, type Origin, resolveOrigin } from '../locations.js';
 import { searchKey } from '../text.js';
 
 // Each department's region, folded for matching; the same source as the centres' region keys.

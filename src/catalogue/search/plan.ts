@@ -1,7 +1,7 @@
 import type { Columns, ListColumns } from '../list-columns.js';
 import type { CatalogueSnapshot, SessionEntry } from '../read-model.js';
 import type { SearchQuery } from '../schemas.js';
-import type { CentreSessions, PickedCentres, PlaceFilters } from './centres.js';
+import type { CentreSessions, LocationFilters, PickedCentres } from './centres.js';
 
 export type Sort = NonNullable<SearchQuery['sort']>;
 
@@ -64,7 +64,7 @@ function listsPlan(lists: readonly (readonly SessionEntry[])[], of: ListColumns,
 export function planOfPicked(
   snapshot: CatalogueSnapshot,
   picked: PickedCentres,
-  f: PlaceFilters,
+  f: LocationFilters,
   sort: Sort,
 ): WalkPlan {
   const depts = f.dept ? [f.dept] : picked.depts;

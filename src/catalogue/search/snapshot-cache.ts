@@ -3,10 +3,10 @@ import type { CatalogueSnapshot } from '../read-model.js';
 import {
   type CentreSessions,
   centreSessionsOf,
+  type LocationFilters,
+  locationFiltersKey,
   type PickedCentres,
-  type PlaceFilters,
   pickCentres,
-  placeFiltersKey,
 } from './centres.js';
 import { planBytes, planOfPicked, type Sort, type WalkPlan } from './plan.js';
 
@@ -37,8 +37,8 @@ export class SnapshotSearchCache {
   }
 
   /** The plan of a search that picks centres by place, in `sort` order. */
-  plan(f: PlaceFilters, sort: Sort): WalkPlan {
-    const key = placeFiltersKey(f);
+  plan(f: LocationFilters, sort: Sort): WalkPlan {
+    const key = locationFiltersKey(f);
     const byOrder = this.#plans[sort];
     let plan = byOrder.get(key);
     if (plan === undefined) {
