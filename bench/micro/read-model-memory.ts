@@ -11,7 +11,6 @@
 
 import { execFileSync } from 'node:child_process';
 import { generateDemoCatalogue } from '../../src/catalogue/demo/generate.js';
-import { columnsOf } from '../../src/catalogue/list-columns.js';
 import { CatalogueSnapshot, urlBuilder } from '../../src/catalogue/read-model.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -50,7 +49,8 @@ for (const scale of scales) {
   const after = heap();
   const held = after - before;
   const lists = [snapshot.sessions, ...snapshot.sessionsByDept.values(), ...snapshot.sessionsByCentre.values()];
-  const columns = lists.map(columnsOf);
+  const { columns: of } = snapshot;
+  const columns = lists.map((list) => of.of(list));
   const searched = heap() - after;
   const perSession = (bytes: number) => Math.round(bytes / data.sessions.length).toLocaleString('en');
   console.log(

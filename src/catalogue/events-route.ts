@@ -1,15 +1,9 @@
-import type { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem, problemResponse, sendProblem } from '../http/problem.js';
 import { addressBucket } from '../http/rate-limit.js';
-import type { CatalogueUpdate } from './catalogue.js';
-import { changesOf, type SessionChange, sessionChange } from './change-events.js';
-import { sessionsChangedBetween } from './repository.js';
-
-/** Seconds an EventSource waits before reconnecting (the `retry:` field). */
-const RETRY_MS = 2000;
+import { RETRY_MS, streamChanges } from './change-stream.js';
+import { OpenStreams } from './event-streams.js';
 
 const EventsQuery = z.object({
   lastEventId: z
@@ -18,14 +12,6 @@ const EventsQuery = z.object({
     .optional()
     .describe('Where to resume, for clients that cannot send the Last-Event-ID header.'),
 });
-
-function sessionEvent(change: SessionChange, last: boolean): string {
-  return `event: session\ndata: ${JSON.stringify(change)}\n${last ? `id: ${change.version}\n` : ''}\n`;
-}
-
-function resetEvent(version: number): string {
-  return `event: reset\ndata: ${JSON.stringify({ version })}\nid: ${version}\n\n`;
-}
 
 /**
  * GET /api/stages/events: the catalogue's changes as Server-Sent Events, one `session` event per
@@ -36,21 +22,8 @@ function resetEvent(version: number): string {
  */
 export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: number; maxStreams: number }) {
   const plugin: FastifyPluginAsyncZod = async (app) => {
-    const open = new Set<ServerResponse>();
-    // Every socket that carried a stream, until it closes: after a stream the socket is done.
-    const sockets = new Set<Socket>();
-    const perAddress = new Map<string, number>();
-
-    app.addHook('preClose', async () => {
-      // An open stream would hold the server's close until the shutdown timeout: end them; clients
-      // reconnect (to another instance) after `retry`.
-      for (const res of open) res.end();
-      for (const socket of sockets) {
-        socket.end();
-        // An end that cannot be flushed (a client that stopped reading) must not hold the close.
-        setTimeout(() => socket.destroy(), 500).unref();
-      }
-    });
+    const streams = new OpenStreams(options.maxPerAddress, options.maxStreams);
+    app.addHook('preClose', async () => streams.endAll());
 
     app.get(
       '/api/stages/events',
@@ -80,15 +53,15 @@ export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: numb
             }),
           );
         const address = addressBucket(request);
-        const mine = perAddress.get(address) ?? 0;
-        if (mine >= options.maxPerAddress) {
+        const refused = streams.refusal(address);
+        if (refused === 'address') {
           reply.header('retry-after', 60);
           return sendProblem(
             reply,
             problem(429, 'too_many_streams', `At most ${options.maxPerAddress} open event streams per address.`),
           );
         }
-        if (open.size >= options.maxStreams) {
+        if (refused === 'full') {
           reply.header('retry-after', 30);
           return sendProblem(reply, problem(503, 'unavailable', 'Too many open event streams; retry later.'));
         }
@@ -106,62 +79,8 @@ export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: numb
           'x-content-type-options': 'nosniff',
           'x-request-id': request.id,
         });
-        open.add(res);
-        const socket = res.socket;
-        if (socket && !sockets.has(socket)) {
-          sockets.add(socket);
-          socket.once('close', () => sockets.delete(socket));
-        }
-        perAddress.set(address, mine + 1);
-
-        // Live updates are buffered until the replay is written, so that none is lost or reordered.
-        let backlog: CatalogueUpdate[] | undefined = [];
-        let sentUpTo = app.catalogue.snapshot.version;
-        const write = (update: CatalogueUpdate) => {
-          if (update.snapshot.version <= sentUpTo) return;
-          sentUpTo = update.snapshot.version;
-          const changes = changesOf(update, app.clock.now());
-          if (changes === 'reset') res.write(resetEvent(update.snapshot.version));
-          else for (const [i, c] of changes.entries()) res.write(sessionEvent(c, i === changes.length - 1));
-        };
-        const unsubscribe = app.catalogue.subscribe((update) => {
-          if (backlog) backlog.push(update);
-          else write(update);
-        });
-        const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), options.heartbeatMs);
-        heartbeat.unref();
-        const done = () => {
-          clearInterval(heartbeat);
-          unsubscribe();
-          if (!open.delete(res)) return;
-          const left = (perAddress.get(address) ?? 1) - 1;
-          if (left <= 0) perAddress.delete(address);
-          else perAddress.set(address, left);
-        };
-        res.on('close', done);
-        res.write(`retry: ${RETRY_MS}\n: stream of ${app.config.platformName} catalogue changes\n\n`);
-
-        if (resumeText !== undefined) {
-          const since = Number(resumeText);
-          const snapshot = app.catalogue.snapshot;
-          try {
-            const ids = await sessionsChangedBetween(app.database.db, since, snapshot.version);
-            if (ids === 'reset') res.write(resetEvent(snapshot.version));
-            else {
-              const now = app.clock.now();
-              for (const [i, id] of ids.entries())
-                res.write(sessionEvent(sessionChange(snapshot, id, now), i === ids.length - 1));
-            }
-          } catch (err) {
-            // Without the log (database down), the consumer cannot know what it missed: it reads again.
-            request.log.warn({ err }, 'change stream replay failed');
-            res.write(resetEvent(snapshot.version));
-          }
-          sentUpTo = snapshot.version;
-        }
-        const pending = backlog;
-        backlog = undefined;
-        for (const update of pending) write(update);
+        streams.add(res, address);
+        await streamChanges(app, request, res, resumeText, options.heartbeatMs, () => streams.remove(res, address));
       },
     );
   };

@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { EMPTY, union } from './field-union.js';
 import { canonicalDeptCode } from './geography.js';
+
+export { typedFormOf } from './field-union.js';
+export { WEEKDAY_NAMES, weekdaysField } from './weekday-field.js';
 
 /*
  * One definition per input field, shared by REST (query strings: every value is text) and MCP
@@ -9,40 +13,6 @@ import { canonicalDeptCode } from './geography.js';
  * shape, so the schema published in tools/list says exactly what is accepted; only the
  * messages, one per field, are written by hand.
  */
-
-/** "" means "not given": forms and models send it for fields they leave empty. */
-const EMPTY = z.literal('');
-
-/**
- * Which branch of a field's union is its typed value: the OpenAPI document shows that one, since
- * in a query string every value is text and `type: integer` already means "an integer, written".
- */
-const typedBranch = new WeakMap<object, z.ZodType>();
-
-function union<const T extends readonly [z.ZodType, ...z.ZodType[]]>(
-  options: T,
-  typed: z.ZodType,
-  message: string | ((input: unknown) => string),
-  meta: { default?: unknown; examples?: unknown[] } = {},
-) {
-  const error = typeof message === 'string' ? message : (iss: { input?: unknown }) => message(iss.input);
-  // meta() returns a new schema: the one registered must be the one the field is built on.
-  const schema = z.union(options, { error }).meta(meta);
-  typedBranch.set(schema, typed);
-  return schema;
-}
-
-/** The typed form of a shared field (see openapi.ts), looking through its default, optional and transform. */
-export function typedFormOf(field: z.ZodType): z.ZodType | undefined {
-  let schema: unknown = field;
-  while (schema) {
-    const typed = typedBranch.get(schema as object);
-    if (typed) return typed;
-    const def = (schema as { _zod: { def: { innerType?: unknown; in?: unknown } } })._zod.def;
-    schema = def.innerType ?? def.in;
-  }
-  return undefined;
-}
 
 /**
  * A decimal integer from 1 to `max` without leading zeros, as regex alternatives: each shorter
@@ -99,7 +69,7 @@ export const SEARCHABLE_CHARACTER =
  * nothing ("!!!", "---", a zero-width space) would match every session: refused, naming the
  * field, since the caller surely meant something else.
  */
-export function placeNameField(name: string, max: number, examples: string[]) {
+export function locationNameField(name: string, max: number, examples: string[]) {
   const text = z
     .string({ error: `${name} must be a text` })
     .regex(new RegExp(`^[^]{0,${max}}$`, 'u'), { error: `${name} must be at most ${max} characters` })
@@ -242,71 +212,6 @@ export function optionalCountField(name: string, max: number, examples: number[]
     .regex(new RegExp(`^\\s*0*(?:${upToPattern(max)})\\s*$`), { error: message });
   return union([EMPTY, typed, text], typed, message, { examples })
     .transform((v) => (v === '' ? undefined : Number(v)))
-    .optional();
-}
-
-/** Weekday names as people and models write them, English and French, to the day (0 = Sunday). */
-export const WEEKDAY_NAMES: Readonly<Record<string, number>> = {
-  sunday: 0,
-  sun: 0,
-  dimanche: 0,
-  dim: 0,
-  monday: 1,
-  mon: 1,
-  lundi: 1,
-  lun: 1,
-  tuesday: 2,
-  tue: 2,
-  tues: 2,
-  mardi: 2,
-  mar: 2,
-  wednesday: 3,
-  wed: 3,
-  mercredi: 3,
-  mer: 3,
-  thursday: 4,
-  thu: 4,
-  thur: 4,
-  thurs: 4,
-  jeudi: 4,
-  jeu: 4,
-  friday: 5,
-  fri: 5,
-  vendredi: 5,
-  ven: 5,
-  saturday: 6,
-  sat: 6,
-  samedi: 6,
-  sam: 6,
-};
-
-/** A regex alternative matching `word` in any case: "sat" → "[sS][aA][tT]". */
-function anyCase(word: string): string {
-  return [...word].map((c) => `[${c}${c.toUpperCase()}]`).join('');
-}
-
-/**
- * Weekdays (of either day of a session): "saturday", "samedi", "sat", "sam", any case, several separated by
- * commas ("fri,sat"); in JSON also a list (["saturday"]). "" is absent. Gives the set of days
- * (0 = Sunday … 6 = Saturday).
- */
-export function weekdaysField(name: string) {
-  const names = Object.keys(WEEKDAY_NAMES).sort((a, b) => b.length - a.length);
-  const one = `(?:${names.map(anyCase).join('|')})`;
-  const message = `${name} must be weekday names separated by commas, in English or French (saturday, samedi, sat, sam)`;
-  const text = z
-    .string({ error: message })
-    .regex(new RegExp(`^\\s*${one}\\s*(?:,\\s*${one}\\s*)*$`), { error: message });
-  const list = z
-    .array(z.string({ error: message }).regex(new RegExp(`^\\s*${one}\\s*$`), { error: message }), { error: message })
-    .min(1, { error: message })
-    .max(7, { error: message });
-  return union([EMPTY, text, list], text, message, { examples: ['saturday', 'fri,sat'] })
-    .transform((v) => {
-      if (v === '') return undefined;
-      const words = (typeof v === 'string' ? v.split(',') : v).map((w) => w.trim().toLowerCase());
-      return [...new Set(words.map((w) => WEEKDAY_NAMES[w] as number))].sort();
-    })
     .optional();
 }
 

@@ -1,4 +1,5 @@
-import { compareSessions, partitionPoint, type SessionEntry, type SessionRecord } from './read-model.js';
+import type { SessionEntry, SessionRecord } from './read-model/entries.js';
+import { compareSessions, partitionPoint } from './read-model/session-order.js';
 
 /**
  * A session list's fields that searches read, as typed arrays, built once per list. Lists are
@@ -10,7 +11,7 @@ export interface Columns {
   readonly spots: Int32Array;
   /** Bit w set when the session is held on weekday w (0 = Sunday), first or second day. */
   readonly weekdays: Uint8Array;
-  /** The centre's small number (centreIndex), for masks of centres. */
+  /** The centre's small number (ListColumns.centreIndex), for masks of centres. */
   readonly centre: Int32Array;
   /** day1 as days since 1970-01-01. */
   readonly day: Int32Array;
@@ -19,14 +20,6 @@ export interface Columns {
   /** places[i]: how many of the first i sessions have places left (a count is two lookups). */
   readonly places: Uint32Array;
 }
-
-/**
- * Whether every key built so far is exact: day1 a real YYYY-MM-DD day and startTime HH:MM with an
- * hour up to 29 (the database's constraints hold both). Should a record ever break that, keys are no
- * longer trusted, for the life of the process, and every comparison goes through compareSessions (and
- * bounds through the texts): slower, still right.
- */
-let keysExact = true;
 
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CLOCK = /^[0-2]\d:[0-5]\d$/;
@@ -93,31 +86,58 @@ function minuteOf(time: string): number {
   return m;
 }
 
-/** Compares two sessions by their keys, and whole when the keys cannot tell. */
-export function compareKeyed(ka: number, a: SessionRecord, kb: number, b: SessionRecord): number {
-  return keysExact && ka !== kb && !Number.isNaN(ka - kb) ? ka - kb : compareSessions(a, b);
+/**
+ * Compares two sessions by their keys, and whole when the keys cannot tell (or are not trusted:
+ * `exact` is ListColumns.keysExact, read once per search).
+ */
+export function compareKeyed(exact: boolean, ka: number, a: SessionRecord, kb: number, b: SessionRecord): number {
+  return exact && ka !== kb && !Number.isNaN(ka - kb) ? ka - kb : compareSessions(a, b);
 }
 
-// A small number for each centre id ever seen, for masks over typed columns; ids of deleted
-// centres keep theirs (a few bytes each).
-const centreIndexes = new Map<string, number>();
+/**
+ * The columns of one catalogue's session lists, and what they share: a small number for each
+ * centre, and whether every key is exact. Owned by a snapshot and handed on to the snapshots
+ * derived from it (which share its unchanged lists); a full rebuild starts a new one.
+ */
+export class ListColumns {
+  readonly #columns = new WeakMap<readonly SessionEntry[], Columns>();
+  // A small number for each centre id seen since the last full build, for masks over typed
+  // columns; ids of deleted centres keep theirs (a few bytes each) until the next full build.
+  readonly #centreIndexes = new Map<string, number>();
+  /**
+   * Whether every key built so far is exact: day1 a real YYYY-MM-DD day and startTime HH:MM with an
+   * hour up to 29 (the database's constraints hold both). Should a record ever break that, keys are no
+   * longer trusted, for the life of these lists, and every comparison goes through compareSessions (and
+   * bounds through the texts): slower, still right.
+   */
+  #keysExact = true;
 
-export function centreIndex(id: string): number {
-  let i = centreIndexes.get(id);
-  if (i === undefined) {
-    i = centreIndexes.size;
-    centreIndexes.set(id, i);
+  get keysExact(): boolean {
+    return this.#keysExact;
   }
-  return i;
-}
 
-const listColumns = new WeakMap<readonly SessionEntry[], Columns>();
+  centreIndex(id: string): number {
+    let i = this.#centreIndexes.get(id);
+    if (i === undefined) {
+      i = this.#centreIndexes.size;
+      this.#centreIndexes.set(id, i);
+    }
+    return i;
+  }
 
-export function columnsOf(list: readonly SessionEntry[]): Columns {
-  let c = listColumns.get(list);
-  if (!c) {
+  /** A list's columns, built on its first search. */
+  of(list: readonly SessionEntry[]): Columns {
+    let c = this.#columns.get(list);
+    if (!c) {
+      c = this.#build(list);
+      this.#columns.set(list, c);
+    }
+    return c;
+  }
+
+  #build(list: readonly SessionEntry[]): Columns {
     const n = list.length;
-    c = {
+    const c = {
       price: new Int32Array(n),
       spots: new Int32Array(n),
       weekdays: new Uint8Array(n),
@@ -150,44 +170,50 @@ export function columnsOf(list: readonly SessionEntry[]): Columns {
       }
       if (r.centreId !== lastCentre) {
         lastCentre = r.centreId;
-        centre = centreIndex(r.centreId);
+        centre = this.centreIndex(r.centreId);
       }
       const key = packKey(day, minute, r.priceCents);
-      if (Number.isNaN(key)) keysExact = false;
+      if (Number.isNaN(key)) this.#keysExact = false;
       c.price[i] = r.priceCents;
       c.spots[i] = r.spotsAvailable;
       c.weekdays[i] = weekdays;
       c.centre[i] = centre;
       c.day[i] = Number.isNaN(day) ? 0 : day;
       c.key[i] = key;
-      (c.places as Uint32Array)[i + 1] = (c.places[i] as number) + (r.spotsAvailable > 0 ? 1 : 0);
+      c.places[i + 1] = (c.places[i] as number) + (r.spotsAvailable > 0 ? 1 : 0);
     }
-    listColumns.set(list, c);
+    return c;
   }
-  return c;
 }
 
 /** Index of the first session whose day1 is on or after `day`. */
-export function firstOnOrAfterDay(list: readonly SessionEntry[], c: Columns, day: string): number {
+export function firstOnOrAfterDay(exact: boolean, list: readonly SessionEntry[], c: Columns, day: string): number {
   const d = dayNumber(day);
-  if (!keysExact || Number.isNaN(d)) return partitionPoint(list, (e) => e.record.day1 < day);
+  if (!exact || Number.isNaN(d)) return partitionPoint(list, (e) => e.record.day1 < day);
   return lowerBoundInt(c.day, d);
 }
 
 /** Index of the first session whose day1 is after `day`. */
-export function firstAfterDay(list: readonly SessionEntry[], c: Columns, day: string): number {
+export function firstAfterDay(exact: boolean, list: readonly SessionEntry[], c: Columns, day: string): number {
   const d = dayNumber(day);
-  if (!keysExact || Number.isNaN(d)) return partitionPoint(list, (e) => e.record.day1 <= day);
+  if (!exact || Number.isNaN(d)) return partitionPoint(list, (e) => e.record.day1 <= day);
   return lowerBoundInt(c.day, d + 1);
 }
 
 /** Index of the first session after `after` (a page's last, with its key) in session order. */
-export function firstPast(list: readonly SessionEntry[], c: Columns, afterKey: number, after: SessionRecord): number {
+export function firstPast(
+  exact: boolean,
+  list: readonly SessionEntry[],
+  c: Columns,
+  afterKey: number,
+  after: SessionRecord,
+): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareKeyed(c.key[mid] as number, (list[mid] as SessionEntry).record, afterKey, after) <= 0) lo = mid + 1;
+    if (compareKeyed(exact, c.key[mid] as number, (list[mid] as SessionEntry).record, afterKey, after) <= 0)
+      lo = mid + 1;
     else hi = mid;
   }
   return lo;

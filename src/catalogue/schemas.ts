@@ -7,8 +7,8 @@ import {
   departmentField,
   euroAmountField,
   flagField,
+  locationNameField,
   optionalCountField,
-  placeNameField,
   tokenField,
   weekdaysField,
 } from './fields.js';
@@ -91,13 +91,13 @@ export const RADIUS_MAX_KM = 200;
 export const SORTS = ['date', 'price', 'distance'] as const;
 
 export const searchFields = {
-  city: placeNameField('city', 100, ['lyon', 'saint etienne']).describe(
+  city: locationNameField('city', 100, ['lyon', 'saint etienne']).describe(
     'City, partial match ignoring case and accents ("saint etienne" finds "Saint-Étienne").',
   ),
   dept: departmentField('dept').describe(
     'Department code: "69", "01" (or "1"), "2A", "974"; in JSON, a number such as 69 too.',
   ),
-  region: placeNameField('region', 100, ['rhone', 'Île-de-France']).describe(
+  region: locationNameField('region', 100, ['rhone', 'Île-de-France']).describe(
     'Region, partial match ignoring case and accents ("rhone" finds "Auvergne-Rhône-Alpes").',
   ),
   from: dateField('from').describe(
@@ -109,7 +109,7 @@ export const searchFields = {
   includeUnavailable: flagField('includeUnavailable').describe(
     'When true, full sessions (0 places left) are included as well.',
   ),
-  near: placeNameField('near', 100, ['Villeurbanne', '69003', 'Lyon 3e', '45.77,4.88']).describe(
+  near: locationNameField('near', 100, ['Villeurbanne', '69003', 'Lyon 3e', '45.77,4.88']).describe(
     `Sessions within radiusKm of a place: a town ("Villeurbanne", "St Etienne", "Lyon 3e", "Paris 15e"), a postal code ("69100"), an INSEE code ("69266") or a position "lat,lng" ("45.77,4.88"). A name several towns bear means the most populous (the description says which, with its department). A 5-digit number is read as a postal code first. Each session then carries distanceKm. An unknown place is refused (400 naming near).`,
   ),
   radiusKm: optionalCountField('radiusKm', RADIUS_MAX_KM, [10, 50]).describe(

@@ -1,5 +1,5 @@
 import { DEPARTMENTS } from '../catalogue/geography.js';
-import { geography } from '../catalogue/places.js';
+import { geography } from '../catalogue/locations.js';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
 import { searchKey } from '../catalogue/text.js';
 
@@ -20,7 +20,7 @@ function expandSaints(key: string): string {
 /**
  * The towns of the reference geography (Etalab, Licence Ouverte), as `near` resolves them: every
  * current commune and the arrondissements of Paris, Lyon and Marseille, most populous first.
- * Built on first use from the place index.
+ * Built on first use from the location index.
  */
 function allTowns(): Town[] {
   towns ??= [...geography().byInsee.values()]

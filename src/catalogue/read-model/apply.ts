@@ -1,0 +1,104 @@
+import {
+  type CentreEntry,
+  type CentreRecord,
+  centreEntry,
+  type SessionEntry,
+  type SessionRecord,
+  sessionEntry,
+} from './entries.js';
+import type { Indexes } from './indexes.js';
+import { updateGroups, updateSorted } from './sorted-lists.js';
+import type { UrlBuilder } from './url-builder.js';
+
+/** What one catalogue version (or a run of them) changed, as the database now holds it. */
+export interface CatalogueDelta {
+  version: number;
+  updatedAt: Date;
+  /** Changed centres: the record, or null when deleted. */
+  centres: ReadonlyMap<string, CentreRecord | null>;
+  /**
+   * Changed sessions: the record, or null when deleted. Must include every session of a changed
+   * centre (their views embed the centre).
+   */
+  sessions: ReadonlyMap<string, SessionRecord | null>;
+}
+
+/**
+ * The indexes of `previous` with `delta` applied: re-serialises only the changed sessions and
+ * copies only the lists they sit in; every untouched list, map and shard is shared.
+ */
+export function applyDelta(previous: Indexes, delta: CatalogueDelta, urls: UrlBuilder): Indexes {
+  const touchedDepts = new Set<string>();
+  const { centresById, centresBySlug } = applyCentres(previous, delta, urls, touchedDepts);
+  const { removed, added, byIdChanges } = sessionChanges(previous, centresById, delta, urls, touchedDepts);
+  const deptVersions = new Map(previous.deptVersions);
+  for (const code of touchedDepts) deptVersions.set(code, delta.version);
+  return {
+    sessions: updateSorted(previous.sessions, removed, added),
+    sessionsByDept: updateGroups(previous.sessionsByDept, removed, added, (e) => e.centre.view.deptCode),
+    sessionsByCentre: updateGroups(previous.sessionsByCentre, removed, added, (e) => e.record.centreId),
+    sessionsById: byIdChanges.size > 0 ? previous.sessionsById.with(byIdChanges) : previous.sessionsById,
+    centresById,
+    centresBySlug,
+    deptVersions,
+  };
+}
+
+/** The centre maps with the delta's centres replaced or removed (shared when none changed). */
+function applyCentres(previous: Indexes, delta: CatalogueDelta, urls: UrlBuilder, touchedDepts: Set<string>) {
+  if (delta.centres.size === 0) return { centresById: previous.centresById, centresBySlug: previous.centresBySlug };
+  const byId = new Map(previous.centresById);
+  const bySlug = new Map(previous.centresBySlug);
+  for (const [id, record] of delta.centres) {
+    const old = byId.get(id);
+    if (old) {
+      touchedDepts.add(old.view.deptCode);
+      if (bySlug.get(old.view.slug) === old) bySlug.delete(old.view.slug);
+      byId.delete(id);
+    }
+    if (record) {
+      const entry = centreEntry(record, urls);
+      touchedDepts.add(entry.view.deptCode);
+      byId.set(id, entry);
+      bySlug.set(entry.view.slug, entry);
+    }
+  }
+  return { centresById: byId as ReadonlyMap<string, CentreEntry>, centresBySlug: bySlug };
+}
+
+/** The listed sessions to remove and add, and the by-id changes, of the delta's sessions. */
+function sessionChanges(
+  previous: Indexes,
+  centresById: ReadonlyMap<string, CentreEntry>,
+  delta: CatalogueDelta,
+  urls: UrlBuilder,
+  touchedDepts: Set<string>,
+) {
+  const removed: SessionEntry[] = [];
+  const added: SessionEntry[] = [];
+  const byIdChanges = new Map<string, SessionEntry | undefined>();
+  // A centre gone takes its sessions with it (the foreign key cascades), logged or not.
+  const changedSessions = new Map(delta.sessions);
+  for (const [id, record] of delta.centres) {
+    if (record) continue;
+    for (const e of previous.sessionsByCentre.get(id) ?? [])
+      if (!changedSessions.has(e.record.id)) changedSessions.set(e.record.id, null);
+  }
+  for (const [id, record] of changedSessions) {
+    const old = previous.sessionsById.get(id);
+    if (old) {
+      touchedDepts.add(old.centre.view.deptCode);
+      if (!old.cancelled) removed.push(old);
+    }
+    const centre = record ? centresById.get(record.centreId) : undefined;
+    if (record && centre) {
+      const entry = sessionEntry(record, centre, urls);
+      touchedDepts.add(centre.view.deptCode);
+      byIdChanges.set(id, entry);
+      if (!entry.cancelled) added.push(entry);
+    } else {
+      byIdChanges.set(id, undefined);
+    }
+  }
+  return { removed, added, byIdChanges };
+}

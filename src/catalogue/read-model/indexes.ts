@@ -1,0 +1,20 @@
+import type { CentreEntry, SessionEntry } from './entries.js';
+import type { ShardedMap } from './sharded-map.js';
+
+/** What a snapshot indexes: built whole (build.ts) or derived from the previous one (apply.ts). */
+export interface Indexes {
+  /** Scheduled sessions (no cancelled one), in session order. */
+  readonly sessions: readonly SessionEntry[];
+  readonly sessionsByDept: ReadonlyMap<string, readonly SessionEntry[]>;
+  readonly sessionsByCentre: ReadonlyMap<string, readonly SessionEntry[]>;
+  /** Every session, cancelled ones included. */
+  readonly sessionsById: ShardedMap<SessionEntry>;
+  readonly centresById: ReadonlyMap<string, CentreEntry>;
+  readonly centresBySlug: ReadonlyMap<string, CentreEntry>;
+  /**
+   * The version at which each department's sessions last changed (absent: not since the last full
+   * build, whose version is `baseVersion`). An answer that draws only on some departments stays
+   * valid while they do not change.
+   */
+  readonly deptVersions: ReadonlyMap<string, number>;
+}

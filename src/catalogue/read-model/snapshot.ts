@@ -1,0 +1,128 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { ListColumns } from '../list-columns.js';
+import { SearchMemo } from '../search/memo.js';
+import { SnapshotSearchCache } from '../search/snapshot-cache.js';
+import { applyDelta, type CatalogueDelta } from './apply.js';
+import { buildSteps } from './build.js';
+import type { CentreEntry, CentreRecord, SessionEntry, SessionRecord } from './entries.js';
+import type { Indexes } from './indexes.js';
+import type { ShardedMap } from './sharded-map.js';
+import type { UrlBuilder } from './url-builder.js';
+
+/**
+ * What snapshots derived from one full build share: the columns of their lists (a derived snapshot
+ * shares every list it did not change) and what searches remember of their texts. A full build
+ * starts afresh, so nothing a catalogue once held stays for the life of the process.
+ */
+interface Lineage {
+  readonly urls: UrlBuilder;
+  readonly columns: ListColumns;
+  readonly searchMemo: SearchMemo;
+}
+
+/**
+ * Immutable, fully indexed copy of the catalogue. A new version is either built whole (at start,
+ * or after a gap in the change log) in slices that leave the event loop free between them, or
+ * derived from the previous one by `apply`, which re-serialises only the changed sessions and
+ * copies only the lists they sit in. Either way it is swapped in whole: a reader never sees half
+ * an update.
+ */
+export class CatalogueSnapshot implements Indexes {
+  readonly updatedAtIso: string;
+  readonly sessions: readonly SessionEntry[];
+  readonly sessionsByDept: ReadonlyMap<string, readonly SessionEntry[]>;
+  readonly sessionsByCentre: ReadonlyMap<string, readonly SessionEntry[]>;
+  readonly sessionsById: ShardedMap<SessionEntry>;
+  readonly centresById: ReadonlyMap<string, CentreEntry>;
+  readonly centresBySlug: ReadonlyMap<string, CentreEntry>;
+  readonly deptVersions: ReadonlyMap<string, number>;
+  /** The typed columns searches walk, shared with the snapshots derived from this one. */
+  readonly columns: ListColumns;
+  /** Search texts resolved (towns, places, regions), shared likewise. */
+  readonly searchMemo: SearchMemo;
+  /** What searches derive from this snapshot's centres (its own: centres and lists differ in the next). */
+  readonly searchCache: SnapshotSearchCache;
+
+  private constructor(
+    readonly version: number,
+    readonly updatedAt: Date,
+    readonly baseVersion: number,
+    /** The version at which a centre last changed (names and towns: what town searches match). */
+    readonly centresVersion: number,
+    private readonly lineage: Lineage,
+    indexes: Indexes,
+  ) {
+    this.updatedAtIso = updatedAt.toISOString();
+    this.sessions = indexes.sessions;
+    this.sessionsByDept = indexes.sessionsByDept;
+    this.sessionsByCentre = indexes.sessionsByCentre;
+    this.sessionsById = indexes.sessionsById;
+    this.centresById = indexes.centresById;
+    this.centresBySlug = indexes.centresBySlug;
+    this.deptVersions = indexes.deptVersions;
+    this.columns = lineage.columns;
+    this.searchMemo = lineage.searchMemo;
+    this.searchCache = new SnapshotSearchCache(this);
+  }
+
+  /** Builds in one go (tests, benchmarks, small catalogues). */
+  static build(
+    version: number,
+    updatedAt: Date,
+    centres: readonly CentreRecord[],
+    sessions: readonly SessionRecord[],
+    urls: UrlBuilder,
+  ): CatalogueSnapshot {
+    const steps = buildSteps(centres, sessions, urls);
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    return new CatalogueSnapshot(version, updatedAt, version, version, newLineage(urls), step.value);
+  }
+
+  /** Builds in slices of a few milliseconds, yielding the event loop between them. */
+  static async buildInSlices(
+    version: number,
+    updatedAt: Date,
+    centres: readonly CentreRecord[],
+    sessions: readonly SessionRecord[],
+    urls: UrlBuilder,
+  ): Promise<CatalogueSnapshot> {
+    const steps = buildSteps(centres, sessions, urls);
+    let step = steps.next();
+    while (!step.done) {
+      await nextTurn();
+      step = steps.next();
+    }
+    return new CatalogueSnapshot(version, updatedAt, version, version, newLineage(urls), step.value);
+  }
+
+  get centreCount(): number {
+    return this.centresById.size;
+  }
+
+  /** The version at which a department's sessions last changed. */
+  deptVersion(code: string): number {
+    return this.deptVersions.get(code) ?? this.baseVersion;
+  }
+
+  /**
+   * The next snapshot: this one with `delta` applied. Costs what the changed sessions cost (and the
+   * lists they sit in), not what the catalogue holds.
+   */
+  apply(delta: CatalogueDelta): CatalogueSnapshot {
+    const indexes = applyDelta(this, delta, this.lineage.urls);
+    const centresVersion = delta.centres.size > 0 ? delta.version : this.centresVersion;
+    return new CatalogueSnapshot(
+      delta.version,
+      delta.updatedAt,
+      this.baseVersion,
+      centresVersion,
+      this.lineage,
+      indexes,
+    );
+  }
+}
+
+function newLineage(urls: UrlBuilder): Lineage {
+  return { urls, columns: new ListColumns(), searchMemo: new SearchMemo() };
+}

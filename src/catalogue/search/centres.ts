@@ -1,0 +1,74 @@
+import type { CityMatcher, Origin } from '../locations.js';
+import { distanceKm, locationKey, matchesCity } from '../locations.js';
+import type { CatalogueSnapshot, SessionEntry } from '../read-model.js';
+
+/** A centre and its sessions (sorted like every session list), as candidates of a search. */
+export interface CentreSessions {
+  readonly id: string;
+  readonly sessions: readonly SessionEntry[];
+  readonly cityKey: string;
+  readonly regionKey: string;
+  readonly deptCode: string;
+  readonly postalCode: string;
+  readonly lat: number;
+  readonly lng: number;
+}
+
+/** Every centre of a snapshot with its sessions: built on a snapshot's first search that names a place. */
+export function centreSessionsOf(snapshot: CatalogueSnapshot): CentreSessions[] {
+  return [...snapshot.centresById.values()].map((c) => ({
+    id: c.view.id,
+    sessions: snapshot.sessionsByCentre.get(c.view.id) ?? [],
+    // "St-Étienne" as a centre's town matches "saint etienne" too.
+    cityKey: locationKey(c.view.city),
+    regionKey: c.regionKey,
+    deptCode: c.view.deptCode,
+    postalCode: c.view.postalCode,
+    lat: c.view.lat,
+    lng: c.view.lng,
+  }));
+}
+
+/** The location filters of a search: what picks its centres. */
+export interface LocationFilters {
+  readonly dept: string | undefined;
+  /** The matcher, and the text it was made from (a matcher is a function of its text). */
+  readonly city: { readonly matcher: CityMatcher; readonly text: string } | undefined;
+  readonly regionNeedle: string | undefined;
+  readonly origin: Origin | undefined;
+  readonly radius: number;
+}
+
+/** The centres a search's location filters picked. Immutable, shared by the searches with the same filters. */
+export interface PickedCentres {
+  readonly centres: readonly CentreSessions[];
+  /** Their departments. */
+  readonly depts: readonly string[];
+  /** With near: each centre's distance in metres. */
+  readonly metres: ReadonlyMap<string, number>;
+}
+
+/** What identifies the location filters in the snapshot's caches. */
+export function locationFiltersKey(f: LocationFilters): string {
+  // The town's text goes last: the parts before it cannot hold a NUL, so the key reads back one way only.
+  const place = f.origin ? `${f.origin.lat},${f.origin.lng},${f.radius}` : '';
+  return `${f.dept ?? ''}\u0000${f.regionNeedle ?? '\u0001'}\u0000${place}\u0000${f.city ? f.city.text : '\u0001'}`;
+}
+
+/** The centres matching the location filters, with their distance in metres from the origin. */
+export function pickCentres(centres: readonly CentreSessions[], f: LocationFilters): PickedCentres {
+  const { dept, city, regionNeedle, origin, radius } = f;
+  const metres = new Map<string, number>();
+  const picked = centres.filter((c) => {
+    if (dept !== undefined && c.deptCode !== dept) return false;
+    if (city !== undefined && !matchesCity(city.matcher, c.cityKey, c.postalCode)) return false;
+    if (regionNeedle !== undefined && !c.regionKey.includes(regionNeedle)) return false;
+    if (origin) {
+      const km = distanceKm(origin.lat, origin.lng, c.lat, c.lng);
+      if (km > radius) return false;
+      metres.set(c.id, Math.round(km * 1000));
+    }
+    return true;
+  });
+  return { centres: picked, depts: [...new Set(picked.map((c) => c.deptCode))], metres };
+}

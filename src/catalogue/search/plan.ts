@@ -1,0 +1,118 @@
+import type { Columns, ListColumns } from '../list-columns.js';
+import type { CatalogueSnapshot, SessionEntry } from '../read-model.js';
+import type { SearchQuery } from '../schemas.js';
+import type { CentreSessions, LocationFilters, PickedCentres } from './centres.js';
+
+export type Sort = NonNullable<SearchQuery['sort']>;
+
+/** Lists of sessions to walk, with their columns (looked up once per plan, not per search). */
+export interface Lists {
+  readonly lists: readonly (readonly SessionEntry[])[];
+  readonly columns: readonly Columns[];
+}
+
+/** Which lists a search walks, in session order, and how to read them. Immutable once made. */
+export interface WalkPlan extends Lists {
+  /** With near, when each list is one centre's: each list's distance in metres. */
+  readonly listMetres: readonly number[] | undefined;
+  /** Set when the lists are departments' and only some centres' sessions count (by centre index: 1 for those). */
+  readonly centreMask: Uint8Array | undefined;
+  /** With near: each centre's distance in metres. */
+  readonly metresByCentre: ReadonlyMap<string, number> | undefined;
+  /** The departments it draws on (or all), and whether it matched centres by name or position. */
+  readonly depts: readonly string[] | 'all';
+  readonly byCentres: boolean;
+}
+
+/**
+ * The lists of a search without a place to pick centres by: a region is a set of departments,
+ * merged through their lists (at most 13) rather than its centres'; a department walks its list;
+ * no filter walks every session.
+ */
+export function planWithoutCentres(
+  snapshot: CatalogueSnapshot,
+  dept: string | undefined,
+  regionDepts: readonly string[] | undefined,
+): WalkPlan {
+  const of = snapshot.columns;
+  if (regionDepts !== undefined) {
+    const lists = regionDepts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
+    return listsPlan(lists, of, regionDepts);
+  }
+  const lists = [dept ? (snapshot.sessionsByDept.get(dept) ?? []) : snapshot.sessions];
+  return listsPlan(lists, of, dept ? [dept] : 'all');
+}
+
+function listsPlan(lists: readonly (readonly SessionEntry[])[], of: ListColumns, depts: WalkPlan['depts']): WalkPlan {
+  return {
+    lists,
+    columns: lists.map((l) => of.of(l)),
+    listMetres: undefined,
+    centreMask: undefined,
+    metresByCentre: undefined,
+    depts,
+    byCentres: false,
+  };
+}
+
+/**
+ * The lists of the centres a place picked. Every match is counted: merging the candidates' lists
+ * beats walking the whole pool, however many; in date order, many centres' departments' lists with
+ * a mask beat both. In distance order, nearest centres first: once a page is full, farther centres
+ * cannot enter it.
+ */
+export function planOfPicked(
+  snapshot: CatalogueSnapshot,
+  picked: PickedCentres,
+  f: LocationFilters,
+  sort: Sort,
+): WalkPlan {
+  const depts = f.dept ? [f.dept] : picked.depts;
+  const metresByCentre = f.origin ? picked.metres : undefined;
+  const walk = sort === 'date' ? departmentWalk(snapshot, picked) : null;
+  if (walk) return { ...walk, listMetres: undefined, metresByCentre, depts, byCentres: true };
+  const metres = picked.metres;
+  const ordered =
+    sort === 'distance'
+      ? [...picked.centres].sort((a, b) => (metres.get(a.id) as number) - (metres.get(b.id) as number))
+      : picked.centres;
+  const lists = ordered.map((c) => c.sessions);
+  return {
+    lists,
+    columns: lists.map((l) => snapshot.columns.of(l)),
+    listMetres: ordered.map((c: CentreSessions) => metres.get(c.id) ?? 0),
+    centreMask: undefined,
+    metresByCentre,
+    depts,
+    byCentres: true,
+  };
+}
+
+// Past this many centres, merging their lists one by one costs more than walking their
+// departments' lists (already in order) and skipping the other centres' sessions…
+const WALK_DEPARTMENTS_FROM = 16;
+// …as long as those departments do not hold many more sessions than the centres themselves.
+const DEPARTMENT_SESSIONS_PER_PICKED = 6;
+
+/**
+ * For a date-ordered search over many centres (a wide radius, a common name): their departments'
+ * lists and a mask of the centres, or null when merging the centres' own lists is cheaper.
+ */
+function departmentWalk(
+  snapshot: CatalogueSnapshot,
+  picked: PickedCentres,
+): (Lists & { centreMask: Uint8Array }) | null {
+  if (picked.centres.length <= WALK_DEPARTMENTS_FROM) return null;
+  const lists = picked.depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
+  const own = picked.centres.reduce((n, c) => n + c.sessions.length, 0);
+  if (lists.reduce((n, l) => n + l.length, 0) > DEPARTMENT_SESSIONS_PER_PICKED * own) return null;
+  const indexes = picked.centres.map((c) => snapshot.columns.centreIndex(c.id));
+  const centreMask = new Uint8Array(Math.max(...indexes) + 1);
+  for (const i of indexes) centreMask[i] = 1;
+  return { lists, columns: lists.map((l) => snapshot.columns.of(l)), centreMask };
+}
+
+/** A rough size of a plan, for the snapshot's cache: the lists and columns themselves are the snapshot's. */
+export function planBytes(plan: WalkPlan): number {
+  return 200 + 24 * plan.lists.length + (plan.centreMask?.length ?? 0);
+}
