@@ -1,11 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { TestProject } from 'vitest/node';
-import { dateIn } from '../../src/core/clock.js';
 import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
+import { dateIn } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connect.js';
 
-export const PGLITE_TEMPLATE = '.test-data/pglite-template.tar.gz';
+// Uncompressed: every embedded test database starts from it, and gunzipping cost each one a second.
+export const PGLITE_TEMPLATE = '.test-data/pglite-template.tar';
 
 /** Runs initdb, the migrations and the demo load once; each test file loads a copy. */
 export default async function setup(project: TestProject): Promise<void> {
@@ -13,7 +14,7 @@ export default async function setup(project: TestProject): Promise<void> {
   const database = await openDatabase({ kind: 'pglite', dataDir: 'memory://' }, { pglite });
   await database.migrate();
   await loadDemoCatalogue(database.db, { today: dateIn(new Date()) });
-  const dump = await pglite.dumpDataDir('gzip');
+  const dump = await pglite.dumpDataDir('none');
   await mkdir('.test-data', { recursive: true });
   await writeFile(PGLITE_TEMPLATE, Buffer.from(await dump.arrayBuffer()));
   await database.close();

@@ -1,11 +1,10 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { dateIn } from '../../src/core/clock.js';
 import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
+import { dateIn } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connect.js';
 
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const TEMPLATE = `stages_template_${process.pid}`;
 
 export function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
@@ -18,6 +17,8 @@ export function databaseUrl(adminUrl: string, name: string): string {
  * with CREATE DATABASE … TEMPLATE. Without a reachable server this fails the run on purpose.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // One per project of this run (two projects use PostgreSQL), so that neither drops the other's.
+  const TEMPLATE = `stages_template_${process.pid}_${project.name}`;
   const admin = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 5000 });
   try {
     await admin.connect();
