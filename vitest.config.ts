@@ -18,11 +18,13 @@ const INTEROP = [
   'test/system/clients/**/*.test.ts',
 ];
 
+// Each project says what it includes: the root's list would be added to theirs.
+const ALL = ['test/**/*.test.ts'];
+
 // The unit and integration suites run twice: on embedded PGlite and on a real PostgreSQL server.
 // The PostgreSQL projects fail (never skip) when the server cannot be reached.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
@@ -42,6 +44,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'pglite',
+          include: ALL,
           exclude: INTEROP,
           env: { TEST_DB: 'pglite' },
           globalSetup: ['test/setup/pglite.ts'],
@@ -51,6 +54,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
+          include: ALL,
           exclude: INTEROP,
           env: { TEST_DB: 'postgres' },
           globalSetup: ['test/setup/postgres.ts'],
