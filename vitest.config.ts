@@ -1,21 +1,73 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-// The whole suite runs twice: on embedded PGlite and on a real PostgreSQL server. The
-// PostgreSQL project fails (never skips) when the server cannot be reached.
+/**
+ * Suites that drive the service from outside with real third-party software: headless Chromium,
+ * the official MCP SDK clients, mcp-remote, the MCP Inspector, oauth4webapi, the OpenAPI linters.
+ * They test what the service says on the wire, which the database behind it does not change, so
+ * they run once, on PostgreSQL (the `interop` project), not once per database and Node version.
+ * Test files move into test/system/{browser,clients} (see test/README.md); both spellings are kept
+ * until they have.
+ */
+const INTEROP = [
+  'test/site/browser.test.ts',
+  'test/reservations/browser.test.ts',
+  'test/agents/**/*.test.ts',
+  'test/discovery/openapi-lint.test.ts',
+  'test/system/browser/**/*.test.ts',
+  'test/system/clients/**/*.test.ts',
+];
+
+// Each project says what it includes: the root's list would be added to theirs.
+const ALL = ['test/**/*.test.ts'];
+
+// The unit and integration suites run twice: on embedded PGlite and on a real PostgreSQL server.
+// The PostgreSQL projects fail (never skip) when the server cannot be reached.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default leaves a core to its main process: one worker on a two-core machine. The
+    // tests spend much of their time waiting (on PostgreSQL, Chromium, child processes), so a
+    // worker per core keeps both busy.
+    maxWorkers: availableParallelism(),
+    // A worker runs one test file after another in the same process instead of starting a fresh
+    // one per file: the service's modules, PGlite's WebAssembly and the template are loaded once
+    // per worker, not once per file (about two seconds of CPU a file). What a test sees does not
+    // change: src/ keeps no state in its modules but caches of pure functions (reference data,
+    // formatters), every test still gets its own app and database, and no test mocks modules or
+    // touches process.env. A file that ever needs to (vi.mock) goes into a project of its own.
+    isolate: false,
     projects: [
       {
         extends: true,
-        test: { name: 'pglite', env: { TEST_DB: 'pglite' }, globalSetup: ['test/setup/pglite.ts'] },
+        test: {
+          name: 'pglite',
+          include: ALL,
+          exclude: INTEROP,
+          env: { TEST_DB: 'pglite' },
+          globalSetup: ['test/setup/pglite.ts'],
+        },
       },
       {
         extends: true,
-        test: { name: 'postgres', env: { TEST_DB: 'postgres' }, globalSetup: ['test/setup/postgres.ts'] },
+        test: {
+          name: 'postgres',
+          include: ALL,
+          exclude: INTEROP,
+          env: { TEST_DB: 'postgres' },
+          globalSetup: ['test/setup/postgres.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'interop',
+          include: INTEROP,
+          env: { TEST_DB: 'postgres' },
+          globalSetup: ['test/setup/postgres.ts'],
+        },
       },
     ],
   },

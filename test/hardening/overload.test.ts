@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { Database } from '../../src/db/connect.js';
 import { MCP_MAX_BATCH } from '../../src/mcp/request-guards.js';
@@ -23,6 +23,14 @@ const post = (app: App, body: unknown, headers: Record<string, string> = {}, rem
     payload: JSON.stringify(body),
   });
 
+// Each test builds an app with its own limits; they share the file's database, which none writes.
+let shared: TestDatabase;
+beforeAll(async () => {
+  shared = await openTestDatabase();
+});
+afterAll(() => shared.dispose());
+const build = (env: Record<string, string> = {}) => buildTestApp({ env, database: shared });
+
 let t: TestApp | undefined;
 afterEach(async () => {
   await t?.close();
@@ -31,7 +39,7 @@ afterEach(async () => {
 
 describe('JSON-RPC batches', () => {
   it('counts every message of a batch against the budget', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '5' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '5' });
     const first = await post(t.app, [call(1), call(2), call(3)]);
     expect(first.statusCode).toBe(200);
     expect(first.json()).toHaveLength(3);
@@ -45,7 +53,7 @@ describe('JSON-RPC batches', () => {
   });
 
   it(`refuses a batch of more than ${MCP_MAX_BATCH} messages, and batches where the revision has none`, async () => {
-    t = await buildTestApp();
+    t = await build();
     const big = await post(
       t.app,
       Array.from({ length: MCP_MAX_BATCH + 1 }, (_, i) => call(i)),
@@ -75,7 +83,7 @@ describe('JSON-RPC batches', () => {
 
 describe('refusals count against the budget', () => {
   it('counts invalid-token 401s, then refuses further tokens from that address with 429', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '3' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '3' });
     let verifications = 0;
     const verify = t.app.accessTokens.verify.bind(t.app.accessTokens);
     t.app.accessTokens.verify = (token: string) => {
@@ -114,7 +122,7 @@ describe('refusals count against the budget', () => {
   });
 
   it('counts Origin 403s and 404s', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '2' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '2' });
     const evil = { origin: 'https://evil.example' };
     expect((await post(t.app, call(1), evil)).statusCode).toBe(403);
     expect((await post(t.app, call(1), evil)).statusCode).toBe(403);
@@ -132,20 +140,13 @@ describe('refusals count against the budget', () => {
 });
 
 describe('/api/health under a flood', () => {
-  let db: TestDatabase | undefined;
-  afterEach(async () => {
-    await db?.dispose();
-    db = undefined;
-  });
-
   it('answers a thousand concurrent calls with a handful of database round trips', async () => {
-    db = await openTestDatabase();
     let pings = 0;
     const database: Database = {
-      ...db.database,
+      ...shared.database,
       ping: (ms) => {
         pings++;
-        return db!.database.ping(ms);
+        return shared.database.ping(ms);
       },
     };
     const app = await buildApp(testConfig(), { database, logger: false });
@@ -161,7 +162,7 @@ describe('/api/health under a flood', () => {
 
 describe('x-request-id', () => {
   it('keeps a short plain id and replaces a long or odd one', async () => {
-    t = await buildTestApp();
+    t = await build();
     const id = async (value: string) =>
       (await t!.app.inject({ url: '/api/health', headers: { 'x-request-id': value } })).headers['x-request-id'];
     expect(await id('trace-123')).toBe('trace-123');

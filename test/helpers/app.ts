@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { ArticleLibrary } from '../../src/articles/articles.js';
 import { type CatalogueData, replaceCatalogue } from '../../src/catalogue/repository.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
@@ -28,17 +29,26 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+// The articles never change during a run, and nothing writes to a library: read them once per worker.
+let articles: Promise<ArticleLibrary> | undefined;
+
 /**
  * The whole service on a private database: the demo catalogue, or `catalogue` in its place.
+ *
+ * `database` puts the app on a database the caller already opened, and keeps open when the app
+ * closes: for files whose tests each need a differently configured app but none needs a pristine
+ * database (rate limits, say), opening one per file instead of one per test.
  */
 export async function buildTestApp(
-  options: { catalogue?: CatalogueData; clock?: Clock; env?: Record<string, string> } = {},
+  options: { catalogue?: CatalogueData; clock?: Clock; env?: Record<string, string>; database?: TestDatabase } = {},
 ): Promise<TestApp> {
-  const db = await openTestDatabase();
+  const db = options.database ?? (await openTestDatabase());
   if (options.catalogue) await replaceCatalogue(db.database.db, options.catalogue);
+  articles ??= ArticleLibrary.load();
   const app = await buildApp(testConfig(options.env), {
     database: db.database,
     logger: false,
+    articles: await articles,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   await app.ready();
@@ -47,7 +57,7 @@ export async function buildTestApp(
     db,
     async close() {
       await app.close();
-      await db.dispose();
+      if (!options.database) await db.dispose();
     },
   };
 }

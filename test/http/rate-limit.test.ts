@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { buildTestApp, type TestApp, testConfig } from '../helpers/app.js';
-import { TEST_DB } from '../helpers/database.js';
+import { openTestDatabase, TEST_DB, type TestDatabase } from '../helpers/database.js';
 import { freePort } from '../helpers/ports.js';
 
 const ON = { RATE_LIMIT: 'on' };
@@ -43,15 +43,25 @@ async function token(app: App, name: string): Promise<string> {
   return tok.json().access_token;
 }
 
+// Each test builds an app with its own limits; the budgets live in the app (or in Redis), not in
+// the database, which they share: one per file rather than one per test.
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(() => db.dispose());
+const build = (env: Record<string, string>) => buildTestApp({ env, database: db });
+
 let t: TestApp | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await t?.close();
   t = undefined;
 });
 
 describe('rate limits', () => {
   it('lets an anonymous address make its budget of requests, then answers 429 with Retry-After', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '3' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '3' });
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await stages(t.app));
     expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200]);
@@ -86,17 +96,19 @@ describe('rate limits', () => {
   });
 
   it('opens the budget again once Retry-After has passed', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1', RATE_LIMIT_WINDOW_SECONDS: '1' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '1', RATE_LIMIT_WINDOW_SECONDS: '1' });
     expect((await stages(t.app)).statusCode).toBe(200);
     const refused = await stages(t.app);
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('1');
-    await new Promise((r) => setTimeout(r, 1100));
+    // The in-memory store reads the time from Date.now(): move that on past the window rather
+    // than wait for it.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 1100, shouldAdvanceTime: true });
     expect((await stages(t.app)).statusCode).toBe(200);
   });
 
   it('answers 429 on the MCP endpoint as a JSON-RPC error', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '1' });
     expect((await mcp(t.app)).statusCode).toBe(200);
     const refused = await mcp(t.app);
     expect(refused.statusCode).toBe(429);
@@ -125,7 +137,7 @@ describe('rate limits', () => {
   });
 
   it('does not charge the handshake notification nor the GET probe of older clients', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '2' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '2' });
     const post = (body: unknown) =>
       t!.app.inject({
         method: 'POST',
@@ -160,7 +172,7 @@ describe('rate limits', () => {
   });
 
   it('gives a valid token its own, higher budget per client: two clients on one address do not share', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_AUTHENTICATED: '4' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_AUTHENTICATED: '4' });
     const [a, b] = [await token(t.app, 'agent A'), await token(t.app, 'agent B')];
     const codes = async (headers: Record<string, string>, n: number) => {
       const out: number[] = [];
@@ -176,7 +188,7 @@ describe('rate limits', () => {
   });
 
   it('answers an invalid token with 401, never downgraded to anonymous, and counts it against the address', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '2' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '2' });
     expect((await mcp(t.app)).statusCode).toBe(200);
     const forged = await mcp(t.app, { authorization: 'Bearer not.a.token' });
     expect(forged.statusCode).toBe(401);
@@ -186,7 +198,7 @@ describe('rate limits', () => {
   });
 
   it('limits registration and token requests more tightly, in OAuth error format', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_REGISTER_PER_HOUR: '2', RATE_LIMIT_TOKEN: '2' } });
+    t = await build({ ...ON, RATE_LIMIT_REGISTER_PER_HOUR: '2', RATE_LIMIT_TOKEN: '2' });
     const register = () =>
       t!.app.inject({
         method: 'POST',
@@ -216,12 +228,12 @@ describe('rate limits', () => {
   });
 
   it('ignores X-Forwarded-For unless TRUST_PROXY says to believe it', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '1' });
     expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '192.0.2.1' })).statusCode).toBe(200);
     expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '192.0.2.2' })).statusCode).toBe(429);
     await t.close();
 
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1', TRUST_PROXY: '1' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '1', TRUST_PROXY: '1' });
     expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '192.0.2.1' })).statusCode).toBe(200);
     expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '192.0.2.2' })).statusCode).toBe(200);
     expect((await stages(t.app, '10.0.0.1', { 'x-forwarded-for': '192.0.2.1' })).statusCode).toBe(429);
@@ -230,14 +242,14 @@ describe('rate limits', () => {
   });
 
   it('counts an IPv6 /64 as one address', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '1' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '1' });
     expect((await stages(t.app, '2001:db8:1:2::1')).statusCode).toBe(200);
     expect((await stages(t.app, '2001:db8:1:2:ffff::9')).statusCode).toBe(429);
     expect((await stages(t.app, '2001:db8:1:3::1')).statusCode).toBe(200);
   });
 
   it('states the configured tiers in /llms.txt and in the OpenAPI 429 response', async () => {
-    t = await buildTestApp({ env: { ...ON, RATE_LIMIT_ANONYMOUS: '42', RATE_LIMIT_AUTHENTICATED: '420' } });
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '42', RATE_LIMIT_AUTHENTICATED: '420' });
     const llms = (await t.app.inject('/llms.txt')).body;
     expect(llms).toContain('anonymous, 42 requests per 60 seconds per IP address');
     expect(llms).toContain('420 requests per 60 seconds per client');
@@ -248,7 +260,7 @@ describe('rate limits', () => {
   });
 
   it('can be switched off', async () => {
-    t = await buildTestApp({ env: { RATE_LIMIT: 'off', RATE_LIMIT_ANONYMOUS: '1' } });
+    t = await build({ RATE_LIMIT: 'off', RATE_LIMIT_ANONYMOUS: '1' });
     const res = [await stages(t.app), await stages(t.app), await stages(t.app)];
     expect(res.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     expect(res[0]?.headers['ratelimit-limit']).toBeUndefined();
@@ -290,7 +302,7 @@ describe('rate limits shared through Redis', () => {
     timeout: 60_000,
   }, async () => {
     const env = { ...ON, RATE_LIMIT_ANONYMOUS: '3', REDIS_URL: `redis://127.0.0.1:${port}` };
-    t = await buildTestApp({ env });
+    t = await build(env);
     // A second instance of the service on the same database and the same Redis.
     const other =
       TEST_DB === 'postgres' ? await openDatabase({ kind: 'postgres', url: t.db.url as string }) : t.db.database; // PGlite is one process's own: the second app shares the handle

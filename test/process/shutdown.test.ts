@@ -77,7 +77,7 @@ describe('stopping the compiled service with a signal', () => {
     } else {
       // The prepared template (migrated, demo catalogue) unpacked as a data directory.
       dataDir = await mkdtemp(join(tmpdir(), 'stages-shutdown-'));
-      await run('tar', ['xzf', inject('pgliteTemplate'), '-C', dataDir]);
+      await run('tar', ['xf', inject('pgliteTemplate'), '-C', dataDir]);
       env = { DATA_DIR: dataDir };
     }
   });
