@@ -6,17 +6,8 @@ import { defineConfig } from 'vitest/config';
  * the official MCP SDK clients, mcp-remote, the MCP Inspector, oauth4webapi, the OpenAPI linters.
  * They test what the service says on the wire, which the database behind it does not change, so
  * they run once, on PostgreSQL (the `interop` project), not once per database and Node version.
- * Test files move into test/system/{browser,clients} (see test/README.md); both spellings are kept
- * until they have.
  */
-const INTEROP = [
-  'test/site/browser.test.ts',
-  'test/reservations/browser.test.ts',
-  'test/agents/**/*.test.ts',
-  'test/discovery/openapi-lint.test.ts',
-  'test/system/browser/**/*.test.ts',
-  'test/system/clients/**/*.test.ts',
-];
+const INTEROP = ['test/system/browser/**/*.test.ts', 'test/system/clients/**/*.test.ts'];
 
 // Each project says what it includes: the root's list would be added to theirs.
 const ALL = ['test/**/*.test.ts'];

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/admin/api-keys.js';
-import { register, tokenFor } from '../auth/oauth-helpers.js';
+import { keysFor, NEW_CENTRE, newSession } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
-import { keysFor, NEW_CENTRE, newSession } from './helpers.js';
+import { register, tokenFor } from '../helpers/oauth.js';
 
 let t: TestApp;
 let keys: Awaited<ReturnType<typeof keysFor>>;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportCatalogue } from '../../src/admin/import/export.js';
+import { keysFor, NEW_CENTRE, newSession } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
-import { keysFor, NEW_CENTRE, newSession } from './helpers.js';
 
 let t: TestApp;
 let keys: Awaited<ReturnType<typeof keysFor>>;

@@ -3,9 +3,9 @@ import { exportSPKI, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, frozenClock } from '../helpers/app.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { type Registered, register, tokenFor } from './oauth-helpers.js';
-import { buildProbeApp, PROBE_PATH } from './probe-app.js';
-import { activeKey, claimsAt, handmade, sign } from './signer.js';
+import { type Registered, register, tokenFor } from '../helpers/oauth.js';
+import { buildProbeApp, PROBE_PATH } from '../helpers/probe-app.js';
+import { activeKey, claimsAt, handmade, sign } from '../helpers/signer.js';
 
 const NOW = '2030-03-04T09:00:00Z';
 const clock = frozenClock(NOW);

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
-import { register } from './oauth-helpers.js';
+import { register } from '../helpers/oauth.js';
 
 let t: TestApp;
 const clock = frozenClock('2030-03-04T09:00:00Z');

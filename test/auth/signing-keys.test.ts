@@ -16,9 +16,9 @@ import { openDatabase } from '../../src/db/connect.js';
 import { signingKeys } from '../../src/db/schema.js';
 import { frozenClock, testConfig } from '../helpers/app.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../helpers/database.js';
-import { type Registered, register, tokenFor } from './oauth-helpers.js';
-import { buildProbeApp, PROBE_PATH } from './probe-app.js';
-import { claimsAt, sign } from './signer.js';
+import { type Registered, register, tokenFor } from '../helpers/oauth.js';
+import { buildProbeApp, PROBE_PATH } from '../helpers/probe-app.js';
+import { claimsAt, sign } from '../helpers/signer.js';
 
 const NOW = '2030-03-04T09:00:00Z';
 

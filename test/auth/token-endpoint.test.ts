@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL, buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
-import { basic, form, type Registered, register } from './oauth-helpers.js';
+import { basic, form, type Registered, register } from '../helpers/oauth.js';
 
 let t: TestApp;
 let client: Registered;

@@ -3,10 +3,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CentreRecord, SessionRecord } from '../../src/catalogue/read-model.js';
 import { StageListSchema } from '../../src/catalogue/schemas.js';
-import { keysFor } from '../admin/helpers.js';
+import { keysFor } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock } from '../helpers/app.js';
 import { FIXTURE_NOW } from '../helpers/fixtures.js';
-import { type McpTestServer, startMcpTestServer } from '../mcp/helpers.js';
+import { type McpTestServer, startMcpTestServer } from '../helpers/mcp.js';
 
 /*
  * What people ask, as they ask it: near a town, a postal code or a position, the cheapest first,

@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL } from '../helpers/app.js';
 import { CENTRES, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
-import { type McpTestServer, startMcpTestServer } from '../mcp/helpers.js';
+import { type McpTestServer, startMcpTestServer } from '../helpers/mcp.js';
 
 let server: McpTestServer;
 let client: Client;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connect.js';
-import { NEW_CENTRE, newSession } from '../admin/helpers.js';
+import { NEW_CENTRE, newSession } from '../helpers/admin-keys.js';
 import { cli, cliDatabase } from '../helpers/cli.js';
 
 const CENTRE_ID = '60000000-0000-4000-8000-000000000001';

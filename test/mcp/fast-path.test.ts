@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { ARTICLE_TOPICS } from '../../src/articles/articles.js';
 import { McpAnswerCache } from '../../src/mcp/fast-path.js';
 import { MCP_TOOL_NAMES } from '../../src/mcp/server.js';
-import { keysFor } from '../admin/helpers.js';
+import { keysFor } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp, testConfig } from '../helpers/app.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_BODY_LIMIT } from '../../src/mcp/plugin.js';
 import { BASE_URL } from '../helpers/app.js';
-import { type McpTestServer, rawPost, startMcpTestServer } from './helpers.js';
+import { type McpTestServer, rawPost, startMcpTestServer } from '../helpers/mcp.js';
 
 let server: McpTestServer;
 beforeAll(async () => {

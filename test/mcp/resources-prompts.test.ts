@@ -3,7 +3,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CENTRES, SESSIONS } from '../helpers/fixtures.js';
-import { connect, ERAS, type McpTestServer, rawPost, startMcpTestServer } from './helpers.js';
+import { connect, ERAS, type McpTestServer, rawPost, startMcpTestServer } from '../helpers/mcp.js';
 
 /*
  * Resources (the articles, a session, a centre), prompts and completions, as the real SDK

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL } from '../helpers/app.js';
 import { CENTRES, SESSIONS } from '../helpers/fixtures.js';
-import { connect, ERAS, type McpTestServer, startMcpTestServer } from './helpers.js';
+import { connect, ERAS, type McpTestServer, startMcpTestServer } from '../helpers/mcp.js';
 
 let server: McpTestServer;
 beforeAll(async () => {
@@ -44,7 +44,7 @@ describe.each(ERAS)('MCP tools with the official client, revision $label', (era)
     }
     const search = tools.find((t) => t.name === 'search_stages');
     expect(search?.description).toContain('bookingUrl');
-    // An integer, its digits as text, or "" for the default (test/agents/arguments.test.ts).
+    // An integer, its digits as text, or "" for the default (test/system/clients/tool-arguments.test.ts).
     expect(search?.inputSchema.properties?.limit).toMatchObject({
       anyOf: expect.arrayContaining([{ type: 'integer', minimum: 1, maximum: 100 }]),
       default: 20,

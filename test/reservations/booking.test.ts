@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FORM_TOKEN_SLOT } from '../../src/site/page-cache.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
+import { openForm, PERSON, placesLeft, privatePath, submit } from '../helpers/booking.js';
 import { FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
-import { openForm, PERSON, placesLeft, privatePath, submit } from './helpers.js';
 
 let t: TestApp;
 const lyon = SESSIONS.lyonMar5Early; // 8 places, Tuesday 5 March 2030

@@ -5,9 +5,9 @@ import { type CatalogueData, replaceCatalogue } from '../../src/catalogue/reposi
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { frozenClock } from '../helpers/app.js';
+import { openForm, PERSON, submit } from '../helpers/booking.js';
 import { cli, cliDatabase } from '../helpers/cli.js';
 import { CENTRES, SESSIONS } from '../helpers/fixtures.js';
-import { openForm, PERSON, submit } from './helpers.js';
 
 // A session that ended in March 2025 (past for the command line's real clock) and one in 2030.
 const OLD = {

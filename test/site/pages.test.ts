@@ -9,7 +9,7 @@ import {
   jsonLdBlocks,
   SITE_CATALOGUE,
   SUMMER_SESSION,
-} from './fixtures.js';
+} from '../helpers/site-fixtures.js';
 
 const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 

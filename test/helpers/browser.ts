@@ -1,0 +1,92 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { buildTestApp, frozenClock, type TestApp } from './app.js';
+import { FIXTURE_CATALOGUE, FIXTURE_NOW } from './fixtures.js';
+
+/*
+ * Headless Debian Chromium driven by playwright-core (Playwright's own browser download cannot
+ * work here), axe-core run inside the page, and screenshots kept as test artefacts.
+ */
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+}
+
+/**
+ * The first free port of this worktree's range (4200–4299) on 127.0.0.1, known before the app is
+ * built so that its PUBLIC_BASE_URL — hence every bookingUrl and url — is the address it listens on.
+ */
+export async function freePortInRange(first = 4200, last = 4299): Promise<number> {
+  for (let port = first; port <= last; port++) {
+    const server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (free) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
+  throw new Error(`no free port in ${first}–${last}`);
+}
+
+/** The service on the fixture catalogue and the frozen clock, listening on a free port that its pages name. */
+export async function listeningFixtureApp(): Promise<{ t: TestApp; base: string }> {
+  const port = await freePortInRange();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await buildTestApp({
+    catalogue: FIXTURE_CATALOGUE,
+    clock: frozenClock(FIXTURE_NOW),
+    env: { PUBLIC_BASE_URL: base },
+  });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return { t, base };
+}
+
+const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/**
+ * Runs axe on the page and returns its serious and critical violations. Injected through the
+ * DevTools protocol, so the page's CSP (no scripts at all) does not stand in the way.
+ */
+export async function seriousViolations(page: Page): Promise<{ id: string; help: string; targets: string[] }[]> {
+  await page.evaluate(await axeSource);
+  const violations = (await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: unknown }> } }
+    ).axe;
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+  })) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
+}
+
+/** Screenshots land in .test-artifacts/site/<project>/ (git-ignored). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = join('.test-artifacts', 'site', process.env.TEST_DB ?? 'local');
+  await mkdir(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}
