@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { registerAdminAuth } from './auth.js';
 import { centreRoutes } from './routes/centres.js';
@@ -33,3 +34,8 @@ export const adminPlugin: FastifyPluginAsyncZod = async (app) => {
   await app.register(placesRoutes);
   await app.register(importRoutes);
 };
+
+/** The operator and partner door: /api/admin/* (API keys only). */
+export async function registerAdmin(app: FastifyInstance): Promise<void> {
+  await app.register(adminPlugin);
+}

@@ -46,3 +46,8 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
     reply.type(JSON_TYPE).header('cache-control', JWKS_CACHE).send(JSON.stringify(app.accessTokens.keys.jwks())),
   );
 }
+
+/** The discovery door: /.well-known/* documents and /llms.txt. */
+export async function registerDiscovery(app: FastifyInstance): Promise<void> {
+  await app.register(discoveryRoutes);
+}

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 
 const require = createRequire(import.meta.url);
@@ -100,3 +100,8 @@ export const docsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 };
+
+/** GET /docs: the API reference page. */
+export async function registerDocs(app: FastifyInstance): Promise<void> {
+  await app.register(docsRoutes);
+}

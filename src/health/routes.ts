@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { SERVICE_VERSION } from '../core/version.js';
@@ -99,3 +100,8 @@ export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 };
+
+/** The health door: GET /api/health. */
+export async function registerHealth(app: FastifyInstance): Promise<void> {
+  await app.register(healthRoutes);
+}

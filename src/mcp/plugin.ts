@@ -9,6 +9,7 @@ import { jsonRpcError, MCP_BODY_LIMIT, MCP_PATH, TRANSPORT_ERROR } from './json-
 import { mcpCors, originGuard } from './origins.js';
 import { isInitializedNotification, requestIdOf } from './request-guards.js';
 import { createMcpServer, MCP_KEPT_TOOLS } from './server.js';
+import { registerServerCard } from './server-card.js';
 
 export { MCP_BODY_LIMIT, MCP_PATH };
 
@@ -46,7 +47,8 @@ const notAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
 
 /**
  * POST /api/mcp: a stateless MCP server answering JSON (handle-post.ts), behind the Origin
- * check, bearer tokens and the rate limit; the tool context behind it is shared.
+ * check, bearer tokens and the rate limit; the tool context behind it is shared. And the
+ * server card that describes it.
  */
 export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promise<void> {
   const onerror = (err: Error) => app.log.warn({ err }, 'MCP request failed');
@@ -76,4 +78,5 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
     const charged = cors as FastifyContextConfig;
     scope.route({ method: ['DELETE', 'PUT', 'PATCH'], url: MCP_PATH, config: charged, handler: notAllowed });
   });
+  registerServerCard(app);
 }
