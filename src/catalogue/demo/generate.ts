@@ -82,33 +82,43 @@ function approvalDept(code: string): string {
   return code.padStart(3, '0');
 }
 
-/**
- * Builds a realistic, fictitious catalogue from real reference geography: about 1,400 centres
- * spread over the 101 departments by population and about 20,000 sessions over the next year.
- * The same seed and day always give the same catalogue.
- */
-export function generateDemoCatalogue(options: DemoOptions): CatalogueData {
-  const rnd = new Random(`${options.seed ?? DEMO_SEED}:${options.today}`);
-  const centreTarget = options.centres ?? 1400;
-  const sessionTarget = options.sessions ?? 20_000;
-  const { towns: allTowns, deptPopulation } = loadTowns();
-  const departments = new Map(DEPARTMENTS.map((d) => [d.code, d]));
-
-  // Centres per department, by population, at least two everywhere.
+/** Centres per department, by population, at least two everywhere. */
+function centresPerDepartment(target: number, deptPopulation: Map<string, number>): { code: string; n: number }[] {
   const totalPopulation = [...deptPopulation.values()].reduce((a, b) => a + b, 0);
-  const perDept = DEPARTMENTS.map((d) => ({
+  return DEPARTMENTS.map((d) => ({
     code: d.code,
-    n: Math.max(2, Math.round((centreTarget * (deptPopulation.get(d.code) ?? 0)) / totalPopulation)),
+    n: Math.max(2, Math.round((target * (deptPopulation.get(d.code) ?? 0)) / totalPopulation)),
   }));
+}
 
-  const townsByDept = new Map<string, Town[]>();
-  for (const p of allTowns) {
-    const list = townsByDept.get(p.deptCode) ?? [];
-    list.push(p);
-    townsByDept.set(p.deptCode, list);
+function townsByDepartment(towns: readonly Town[]): Map<string, Town[]> {
+  const byDept = new Map<string, Town[]>();
+  for (const t of towns) {
+    const list = byDept.get(t.deptCode) ?? [];
+    list.push(t);
+    byDept.set(t.deptCode, list);
   }
+  return byDept;
+}
 
-  const year = Number(options.today.slice(0, 4));
+/** A fictitious approval number of the department, unused so far, from the last five years. */
+function newApprovalNumber(rnd: Random, year: number, code: string, taken: Set<string>): string {
+  let agrementNumber: string;
+  do {
+    const yy = String((year - rnd.int(0, 4)) % 100).padStart(2, '0');
+    agrementNumber = `R${yy}${approvalDept(code)}${String(rnd.int(1, 99_999)).padStart(5, '0')}`;
+  } while (taken.has(agrementNumber));
+  taken.add(agrementNumber);
+  return agrementNumber;
+}
+
+/** Centres in each department's forty largest towns, weighted by population; with each one's town population. */
+function generateCentres(
+  rnd: Random,
+  perDept: { code: string; n: number }[],
+  townsByDept: Map<string, Town[]>,
+  year: number,
+): { centres: CentreRecord[]; centrePopulation: Map<string, number> } {
   const centres: CentreRecord[] = [];
   const centrePopulation = new Map<string, number>();
   const slugs = new Set<string>();
@@ -124,12 +134,7 @@ export function generateDemoCatalogue(options: DemoOptions): CatalogueData {
       let slug = slugify(name);
       for (let k = 2; slugs.has(slug); k++) slug = `${slugify(name)}-${k}`;
       slugs.add(slug);
-      let agrementNumber: string;
-      do {
-        const yy = String((year - rnd.int(0, 4)) % 100).padStart(2, '0');
-        agrementNumber = `R${yy}${approvalDept(code)}${String(rnd.int(1, 99_999)).padStart(5, '0')}`;
-      } while (approvals.has(agrementNumber));
-      approvals.add(agrementNumber);
+      const agrementNumber = newApprovalNumber(rnd, year, code, approvals);
       const id = rnd.uuid();
       centres.push({
         id,
@@ -146,54 +151,92 @@ export function generateDemoCatalogue(options: DemoOptions): CatalogueData {
       centrePopulation.set(id, town.population);
     }
   }
+  return { centres, centrePopulation };
+}
+
+/** First days over the next year: Monday to Friday (so day 2 is never a Sunday), no public holiday on either day. */
+function bookableFirstDays(today: string, year: number): string[] {
+  const holidays = new Set([...publicHolidays(year), ...publicHolidays(year + 1)]);
+  const days: string[] = [];
+  for (let offset = 1; offset <= 365; offset++) {
+    const day1 = addDays(today, offset);
+    const weekday = new Date(`${day1}T00:00:00Z`).getUTCDay(); // 0 = Sunday
+    if (weekday >= 1 && weekday <= 5 && !holidays.has(day1) && !holidays.has(addDays(day1, 1))) days.push(day1);
+  }
+  return days;
+}
+
+interface CentreSessions {
+  centre: CentreRecord;
+  count: number;
+  median: number;
+  rooms: number;
+}
+
+/** `count` sessions of one centre per room, on days that neither repeat nor touch another of the room. */
+function generateCentreSessions(rnd: Random, c: CentreSessions, days: string[], today: string): SessionRecord[] {
+  const sessions: SessionRecord[] = [];
+  const schedule = rnd.weighted(SCHEDULES, (s) => s.weight);
+  for (let room = 0; room < c.rooms; room++) {
+    const taken = new Set<string>();
+    for (let k = 0; k < c.count; k++) {
+      let day1 = rnd.pick(days);
+      for (
+        let tries = 0;
+        tries < 20 && (taken.has(day1) || taken.has(addDays(day1, 1)) || taken.has(addDays(day1, -1)));
+        tries++
+      ) {
+        day1 = rnd.pick(days);
+      }
+      if (taken.has(day1)) continue;
+      taken.add(day1);
+      const capacity = rnd.weighted(CAPACITIES, (x) => x.weight).value;
+      sessions.push({
+        id: rnd.uuid(),
+        centreId: c.centre.id,
+        courseNumber: `${c.centre.agrementNumber}-${day1.replaceAll('-', '')}${room > 0 ? `-${room + 1}` : ''}`,
+        day1,
+        day2: addDays(day1, 1),
+        // Most centres keep one timetable; a few sessions differ.
+        ...(rnd.next() < 0.9 ? { startTime: schedule.start, endTime: schedule.end } : pickSchedule(rnd)),
+        priceCents: price(rnd, c.median) * 100,
+        capacity,
+        spotsAvailable: spotsLeft(rnd, capacity, daysBetween(today, day1)),
+      });
+    }
+  }
+  return sessions;
+}
+
+/**
+ * Builds a realistic, fictitious catalogue from real reference geography: about 1,400 centres
+ * spread over the 101 departments by population and about 20,000 sessions over the next year.
+ * The same seed and day always give the same catalogue.
+ */
+export function generateDemoCatalogue(options: DemoOptions): CatalogueData {
+  const rnd = new Random(`${options.seed ?? DEMO_SEED}:${options.today}`);
+  const sessionTarget = options.sessions ?? 20_000;
+  const { towns: allTowns, deptPopulation } = loadTowns();
+  const departments = new Map(DEPARTMENTS.map((d) => [d.code, d]));
+  const perDept = centresPerDepartment(options.centres ?? 1400, deptPopulation);
+  const year = Number(options.today.slice(0, 4));
+  const { centres, centrePopulation } = generateCentres(rnd, perDept, townsByDepartment(allTowns), year);
 
   // Sessions: busier centres in bigger towns; scaled to the target over the whole year.
   const weights = centres.map((c) => 1 + Math.log10(1 + (centrePopulation.get(c.id) ?? 0)) / 2);
   const weightSum = weights.reduce((a, b) => a + b, 0);
-  const holidays = new Set([...publicHolidays(year), ...publicHolidays(year + 1)]);
-  const bookableDays: string[] = [];
-  for (let offset = 1; offset <= 365; offset++) {
-    const day1 = addDays(options.today, offset);
-    const weekday = new Date(`${day1}T00:00:00Z`).getUTCDay(); // 0 = Sunday
-    // day1 Monday to Friday, so day2 is Tuesday to Saturday: never a Sunday.
-    if (weekday >= 1 && weekday <= 5 && !holidays.has(day1) && !holidays.has(addDays(day1, 1))) bookableDays.push(day1);
-  }
-
+  const days = bookableFirstDays(options.today, year);
   const sessions: SessionRecord[] = [];
   centres.forEach((centre, index) => {
-    const count = Math.max(1, Math.round((sessionTarget * (weights[index] as number)) / weightSum));
     const region = departments.get(centre.deptCode)?.regionCode;
     const overseas = centre.deptCode.length === 3;
-    const median = region === ILE_DE_FRANCE ? 255 : overseas ? 235 : 222;
-    const schedule = rnd.weighted(SCHEDULES, (s) => s.weight);
-    for (let room = 0; room < (options.scale ?? 1); room++) {
-      const taken = new Set<string>();
-      for (let k = 0; k < count; k++) {
-        let day1 = rnd.pick(bookableDays);
-        for (
-          let tries = 0;
-          tries < 20 && (taken.has(day1) || taken.has(addDays(day1, 1)) || taken.has(addDays(day1, -1)));
-          tries++
-        ) {
-          day1 = rnd.pick(bookableDays);
-        }
-        if (taken.has(day1)) continue;
-        taken.add(day1);
-        const capacity = rnd.weighted(CAPACITIES, (c) => c.weight).value;
-        sessions.push({
-          id: rnd.uuid(),
-          centreId: centre.id,
-          courseNumber: `${centre.agrementNumber}-${day1.replaceAll('-', '')}${room > 0 ? `-${room + 1}` : ''}`,
-          day1,
-          day2: addDays(day1, 1),
-          // Most centres keep one timetable; a few sessions differ.
-          ...(rnd.next() < 0.9 ? { startTime: schedule.start, endTime: schedule.end } : pickSchedule(rnd)),
-          priceCents: price(rnd, median) * 100,
-          capacity,
-          spotsAvailable: spotsLeft(rnd, capacity, daysBetween(options.today, day1)),
-        });
-      }
-    }
+    const c: CentreSessions = {
+      centre,
+      count: Math.max(1, Math.round((sessionTarget * (weights[index] as number)) / weightSum)),
+      median: region === ILE_DE_FRANCE ? 255 : overseas ? 235 : 222,
+      rooms: options.scale ?? 1,
+    };
+    sessions.push(...generateCentreSessions(rnd, c, days, options.today));
   });
   return { centres, sessions };
 }

@@ -1,0 +1,27 @@
+import type { reservations } from '../../db/schema.js';
+import type { ReservationDetails } from '../form.js';
+
+export type ReservationRow = typeof reservations.$inferSelect;
+export type ReservationStatus = 'pending' | 'confirmed' | 'cancelled';
+export const RESERVATION_STATUSES = ['pending', 'confirmed', 'cancelled'] as const;
+
+export type BookingOutcome =
+  /** A place was taken and the reservation stored; `token` is its private link's secret. */
+  | { kind: 'booked'; reservation: ReservationRow; token: string }
+  /** This browser already booked this session with this address: a fresh link to that reservation. */
+  | { kind: 'again'; reservation: ReservationRow; token: string }
+  /** Someone (another browser) already booked this session with this address. */
+  | { kind: 'duplicate' }
+  /** No place left. */
+  | { kind: 'full' }
+  /** Cancelled, begun, or no longer in the catalogue. */
+  | { kind: 'closed' };
+
+export interface BookingRequest {
+  sessionId: string;
+  /** Today in the centre's zone: a session whose first day is before it has begun. */
+  today: string;
+  details: ReservationDetails;
+  /** The form cookie of the booking browser (its hash is stored). */
+  browser: string;
+}
