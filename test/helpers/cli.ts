@@ -7,9 +7,12 @@ import { openTestDatabase, TEST_DB } from './database.js';
 
 const run = promisify(execFile);
 
-/** Runs the real command line (`npm run cli -- …`) and returns its exit code and output. */
+/**
+ * Runs the real command line as `npm run cli -- …` does (`node dist/cli/index.js`: build first;
+ * `npm test` does) and returns its exit code and output.
+ */
 export function cli(args: string[], env: Record<string, string> = {}) {
-  return run(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
+  return run(process.execPath, ['dist/cli/index.js', ...args], {
     env: { ...process.env, ...env },
     // An export of the demo catalogue is several megabytes.
     maxBuffer: 256 * 1024 * 1024,
