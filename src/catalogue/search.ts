@@ -8,6 +8,7 @@ import { describe } from './search/describe.js';
 import { type After, datePage } from './search/merge.js';
 import { planWithoutCentres, type Sort, type WalkPlan } from './search/plan.js';
 import type { SearchScope } from './search/scope.js';
+import { searchCacheOf } from './search/snapshot-cache.js';
 import { rankedPage } from './search/top-k.js';
 import { boundsOf, countMatches, matcherOf } from './search/walk.js';
 
@@ -127,7 +128,7 @@ function planOf(
       origin,
       radius,
     };
-    return snapshot.searchCache.plan(location, sort);
+    return searchCacheOf(snapshot).plan(location, sort);
   }
   return planWithoutCentres(snapshot, query.dept, undefined);
 }

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Derived } from '../../core/derived.js';
 import { ListColumns } from '../list-columns.js';
 import { SearchMemo } from '../search/memo.js';
-import { SnapshotSearchCache } from '../search/snapshot-cache.js';
 import { applyDelta, type CatalogueDelta } from './apply.js';
 import { buildSteps } from './build.js';
 import type { CentreEntry, CentreRecord, SessionEntry, SessionRecord } from './entries.js';
@@ -40,8 +40,11 @@ export class CatalogueSnapshot implements Indexes {
   readonly columns: ListColumns;
   /** Search texts resolved (towns, places, regions), shared likewise. */
   readonly searchMemo: SearchMemo;
-  /** What searches derive from this snapshot's centres (its own: centres and lists differ in the next). */
-  readonly searchCache: SnapshotSearchCache;
+  /**
+   * What searches derive from this snapshot's centres and lists (search/snapshot-cache.ts): its
+   * own, since centres and lists differ in the next.
+   */
+  readonly derived = new Derived();
 
   private constructor(
     readonly version: number,
@@ -62,7 +65,6 @@ export class CatalogueSnapshot implements Indexes {
     this.deptVersions = indexes.deptVersions;
     this.columns = lineage.columns;
     this.searchMemo = lineage.searchMemo;
-    this.searchCache = new SnapshotSearchCache(this);
   }
 
   /** Builds in one go (tests, benchmarks, small catalogues). */

@@ -17,10 +17,17 @@ const pickBytes = (key: string, p: PickedCentres) =>
   stringBytes(key) + 100 + 8 * p.centres.length + 48 * p.metres.size + 16 * p.depts.length;
 const plans = () => new LruCache<string, WalkPlan>(PLANS_BYTES, (key, plan) => stringBytes(key) + planBytes(plan));
 
+const SEARCH_CACHE = Symbol('search cache');
+
+/** The search cache of a snapshot, made on its first search that picks centres. */
+export function searchCacheOf(snapshot: CatalogueSnapshot): SnapshotSearchCache {
+  return snapshot.derived.get(SEARCH_CACHE, () => new SnapshotSearchCache(snapshot));
+}
+
 /**
  * What searches derive from one snapshot's centres and lists: towns and places recur across
  * queries that differ in dates, prices or days, and the snapshot (hence its centres) is immutable.
- * Owned by the snapshot; the next snapshot starts its own.
+ * Owned by the snapshot (`derived`); the next snapshot starts its own.
  */
 export class SnapshotSearchCache {
   #centres: readonly CentreSessions[] | undefined;
