@@ -113,5 +113,11 @@ export function finishOpenApi<T>(document: T): T {
         delete group[name];
     if (Object.keys(group).length === 0) delete components[kind];
   }
+  // The generator lists shared schemas in the order their modules were first loaded: sorted by
+  // name, the document is the same whatever loaded first.
+  if (components.schemas)
+    components.schemas = Object.fromEntries(
+      Object.entries(components.schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
   return document;
 }
