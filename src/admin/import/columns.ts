@@ -1,30 +1,3 @@
-/** The CSV's columns: the union of both kinds' fields, after `type` and `id`. */
-export const CSV_COLUMNS = [
-  'type',
-  'id',
-  'slug',
-  'name',
-  'address',
-  'city',
-  'postalCode',
-  'deptCode',
-  'lat',
-  'lng',
-  'agrementNumber',
-  'email',
-  'phone',
-  'centreId',
-  'courseNumber',
-  'day1',
-  'day2',
-  'startTime',
-  'endTime',
-  'priceEuros',
-  'capacity',
-  'spotsAvailable',
-  'status',
-] as const;
-
 /** CSV cells read as numbers when they look like one. */
 export const NUMERIC_COLUMNS = new Set(['lat', 'lng', 'priceEuros', 'capacity', 'spotsAvailable']);
 
@@ -56,3 +29,6 @@ export const RECORD_FIELDS = {
     'status',
   ],
 } as const;
+
+/** The CSV's columns: `type` and `id`, then the union of both kinds' fields. */
+export const CSV_COLUMNS = ['type', 'id', ...RECORD_FIELDS.centre, ...RECORD_FIELDS.session] as const;
