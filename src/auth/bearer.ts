@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LruCache, stringBytes } from '../core/lru-cache.js';
 import { addressBucket } from '../http/rate-limit.js';
 import { InvalidTokenError } from './access-tokens.js';
 import { ANONYMOUS } from './identity.js';
@@ -8,7 +9,8 @@ import { authUrls } from './urls.js';
 // RFC 6750 §2.1: b64token. Longer than any token we issue by a wide margin.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const MAX_TOKEN_LENGTH = 4096;
-const MAX_SPENT_ADDRESSES = 10_000;
+// About ten thousand addresses: what a flood from many addresses can make it hold.
+const SPENT_ADDRESSES_BYTES = 1024 * 1024;
 
 /** JSON-RPC error code for an unauthenticated request (implementation-defined server error range). */
 export const JSONRPC_UNAUTHORIZED = -32001;
@@ -40,12 +42,11 @@ export function registerBearerAuth(scope: FastifyInstance): void {
   // Addresses whose anonymous budget was spent by refused tokens, until when. Their next token is
   // charged to the address before its signature is checked, so a flood of forged tokens costs a
   // counter increment each, not a signature verification.
-  const spentUntil = new Map<string, number>();
+  const spentUntil = new LruCache<string, number>(SPENT_ADDRESSES_BYTES, (address) => stringBytes(address) + 16);
   const refuseCounted = async (request: FastifyRequest, reply: FastifyReply, text: string) => {
     try {
       await scope.chargeRateLimit(request, reply);
     } catch (err) {
-      if (spentUntil.size >= MAX_SPENT_ADDRESSES) spentUntil.clear();
       spentUntil.set(addressBucket(request), Date.now() + Number(reply.getHeader('retry-after') ?? 1) * 1000);
       throw err;
     }

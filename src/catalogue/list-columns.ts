@@ -1,3 +1,4 @@
+import { LruCache, stringBytes } from '../core/lru-cache.js';
 import type { SessionEntry, SessionRecord } from './read-model/entries.js';
 import { compareSessions, partitionPoint } from './read-model/session-order.js';
 
@@ -24,8 +25,11 @@ export interface Columns {
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CLOCK = /^[0-2]\d:[0-5]\d$/;
 
-// A few hundred distinct days: each parsed once (NaN: not a real YYYY-MM-DD day).
-const dayNumbers = new Map<string, number>();
+// A few hundred distinct days: each parsed once (NaN: not a real YYYY-MM-DD day). Pure parses,
+// shared by every catalogue; bounded like every cache.
+const PARSES_BYTES = 256 * 1024;
+const parseBytes = (text: string) => stringBytes(text) + 16;
+const dayNumbers = new LruCache<string, number>(PARSES_BYTES, parseBytes);
 
 /** Days since 1970-01-01 of a YYYY-MM-DD day, or NaN when the text is not one. */
 function dayNumber(day: string): number {
@@ -34,7 +38,6 @@ function dayNumber(day: string): number {
     const ms = Date.parse(`${day}T00:00:00Z`);
     // Date.parse rolls 2026-02-30 over to March: only a day that reads back the same is real.
     n = ISO_DAY.test(day) && !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(day) ? ms / 86_400_000 : NaN;
-    if (dayNumbers.size > 5000) dayNumbers.clear();
     dayNumbers.set(day, n);
   }
   return n;
@@ -73,14 +76,13 @@ function packKey(day: number, minute: number, priceCents: number): number {
 }
 
 // A few distinct start times: each parsed once (NaN: not HH:MM).
-const minutes = new Map<string, number>();
+const minutes = new LruCache<string, number>(PARSES_BYTES, parseBytes);
 
 function minuteOf(time: string): number {
   let m = minutes.get(time);
   if (m === undefined) {
     const digit = (i: number) => time.charCodeAt(i) - 48;
     m = CLOCK.test(time) ? digit(0) * 600 + digit(1) * 60 + digit(3) * 10 + digit(4) : NaN;
-    if (minutes.size > 5000) minutes.clear();
     minutes.set(time, m);
   }
   return m;

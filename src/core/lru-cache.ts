@@ -72,6 +72,13 @@ export class LruCache<K, V> {
     }
   }
 
+  delete(key: K): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+  }
+
   clear(): void {
     this.#entries.clear();
     this.#bytes = 0;

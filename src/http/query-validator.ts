@@ -1,18 +1,20 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import { LruCache, stringBytes } from '../core/lru-cache.js';
 
 /** A field's parse, remembered: its output, or that it failed (then the whole object is parsed again for its errors). */
 type Outcome = { ok: true; value: unknown } | { ok: false };
 
 // Per field: values people and agents send recur (dept=69, limit=20); a flood of distinct ones
-// only refills the table.
-const REMEMBERED_PER_FIELD = 2048;
+// only cycles through the cache (a value of at most REMEMBERED_LENGTH characters and its outcome
+// take about half a kilobyte: some two thousand values a field).
+const REMEMBERED_BYTES_PER_FIELD = 1024 * 1024;
 // Longer values are parsed every time rather than kept.
 const REMEMBERED_LENGTH = 120;
 
 class FieldMemo {
-  readonly #values = new Map<string, Outcome>();
+  readonly #values = new LruCache<string, Outcome>(REMEMBERED_BYTES_PER_FIELD, (text) => stringBytes(text) + 400);
   readonly absent: unknown;
   constructor(readonly schema: z.ZodType) {
     const absent = schema.safeParse(undefined);
@@ -25,10 +27,7 @@ class FieldMemo {
     const result = this.schema.safeParse(text);
     // A list (days) is shared by every request that sent the same text: frozen, so none can alter it.
     outcome = result.success ? { ok: true, value: freeze(result.data) } : { ok: false };
-    if (text.length <= REMEMBERED_LENGTH) {
-      if (this.#values.size >= REMEMBERED_PER_FIELD) this.#values.clear();
-      this.#values.set(text, outcome);
-    }
+    if (text.length <= REMEMBERED_LENGTH) this.#values.set(text, outcome);
     return outcome;
   }
 }

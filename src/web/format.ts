@@ -1,4 +1,5 @@
 import type { SessionEntry } from '../catalogue/read-model.js';
+import { LruCache, stringBytes } from '../core/lru-cache.js';
 
 /*
  * French wording of dates, times and places, as people read them on the pages and in the emails
@@ -25,17 +26,12 @@ function firstOfMonth(text: string): string {
  * Intl formatting costs microseconds a call and a results page makes dozens; the set of days
  * and times in a catalogue is small, so each wording is computed once.
  */
-function memo(f: (key: string) => string, max = 4096): (key: string) => string {
-  const cache = new Map<string, string>();
-  return (key) => {
-    let v = cache.get(key);
-    if (v === undefined) {
-      if (cache.size >= max) cache.clear();
-      v = f(key);
-      cache.set(key, v);
-    }
-    return v;
-  };
+// Each wording's cache: a few thousand days and times.
+const MEMO_BYTES = 512 * 1024;
+
+function memo(f: (key: string) => string): (key: string) => string {
+  const cache = new LruCache<string, string>(MEMO_BYTES, (key, value) => stringBytes(key) + stringBytes(value));
+  return (key) => cache.getOrCompute(key, f);
 }
 
 /** "samedi 28 novembre 2026" */

@@ -84,3 +84,18 @@ describe('LruCache under a stream of new keys', () => {
     expect(cache.get('cold999')).toBe(10);
   });
 });
+
+describe('LruCache.delete', () => {
+  it('forgets one key and gives its bytes back; an unknown key changes nothing', () => {
+    const cache = weighed(100);
+    cache.set('a', 30);
+    cache.set('b', 20);
+    cache.delete('a');
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBe(20);
+    expect(cache.bytes).toBe(20);
+    cache.delete('nobody');
+    expect(cache.size).toBe(1);
+    expect(cache.bytes).toBe(20);
+  });
+});
