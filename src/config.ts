@@ -97,6 +97,7 @@ const EnvSchema = z
     EVENTS_MAX_STREAMS: positiveInt('EVENTS_MAX_STREAMS').default(2000),
     RATE_LIMIT_REGISTER_PER_HOUR: positiveInt('RATE_LIMIT_REGISTER_PER_HOUR').default(5),
     RATE_LIMIT_RESERVATIONS_PER_HOUR: positiveInt('RATE_LIMIT_RESERVATIONS_PER_HOUR').default(5),
+    RATE_LIMIT_REDIS_TIMEOUT_MS: positiveInt('RATE_LIMIT_REDIS_TIMEOUT_MS').default(250),
     SMTP_URL: z
       .string()
       .regex(
@@ -170,6 +171,8 @@ const EnvSchema = z
         /** Reservations per address per hour on the site. */
         reservationsPerHour: env.RATE_LIMIT_RESERVATIONS_PER_HOUR,
         redisUrl: env.REDIS_URL,
+        /** How long a Redis call may take before it counts as not answering (then requests pass). */
+        redisTimeoutMs: env.RATE_LIMIT_REDIS_TIMEOUT_MS,
       },
       /** Which proxies to believe about the client address (X-Forwarded-For); none by default. */
       trustProxy: env.TRUST_PROXY,

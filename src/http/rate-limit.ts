@@ -48,10 +48,10 @@ declare module 'fastify' {
 
 // A hung Redis is detected after this many slow or failed calls in a row, then left alone for
 // BREAKER_OPEN_MS before one background probe asks again. Redis answers in well under a
-// millisecond here; 250 ms means it is not answering.
+// millisecond; a call that takes RATE_LIMIT_REDIS_TIMEOUT_MS (250 ms by default) counts as not
+// answering, and its request passes.
 export const BREAKER_THRESHOLD = 5;
 const BREAKER_OPEN_MS = 2000;
-const BREAKER_TIMEOUT_MS = 250;
 
 /** The bucket of a request: its client when it presented a valid token, else its address. */
 function bucket(request: FastifyRequest): string {
@@ -67,7 +67,11 @@ export function addressBucket(request: FastifyRequest): string {
 }
 
 /** A Redis connection for the counters, and the breaker that notices when it stops answering. */
-async function connectRedis(app: FastifyInstance, url: string): Promise<{ redis: Redis; breaker: CircuitBreaker }> {
+async function connectRedis(
+  app: FastifyInstance,
+  url: string,
+  timeoutMs: number,
+): Promise<{ redis: Redis; breaker: CircuitBreaker }> {
   let reported: 'up' | 'down' | undefined;
   // Loaded only with REDIS_URL.
   const { Redis } = await import('ioredis');
@@ -76,13 +80,13 @@ async function connectRedis(app: FastifyInstance, url: string): Promise<{ redis:
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 2000,
-    commandTimeout: 500,
+    commandTimeout: Math.max(500, 2 * timeoutMs),
     retryStrategy: (attempt) => Math.min(attempt * 250, 2000),
   });
   const breaker = new CircuitBreaker('the Redis rate-limit store', {
     threshold: BREAKER_THRESHOLD,
     openMs: BREAKER_OPEN_MS,
-    timeoutMs: BREAKER_TIMEOUT_MS,
+    timeoutMs,
     onChange: (state) =>
       state === 'open'
         ? app.log.warn('rate limiting: Redis store not answering; requests are not limited until it answers again')
@@ -196,7 +200,9 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     return;
   }
 
-  const { redis, breaker } = settings.redisUrl ? await connectRedis(app, settings.redisUrl) : {};
+  const { redis, breaker } = settings.redisUrl
+    ? await connectRedis(app, settings.redisUrl, settings.redisTimeoutMs)
+    : {};
   app.decorate('rateLimitStatus', () => ({
     store: redis ? 'redis' : 'memory',
     status: !redis || (redis.status === 'ready' && breaker?.state !== 'open') ? 'up' : 'down',

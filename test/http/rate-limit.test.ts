@@ -301,7 +301,14 @@ describe('rate limits shared through Redis', () => {
   it('shares one budget between two instances, and keeps serving while Redis is down', {
     timeout: 60_000,
   }, async () => {
-    const env = { ...ON, RATE_LIMIT_ANONYMOUS: '3', REDIS_URL: `redis://127.0.0.1:${port}` };
+    // A generous Redis timeout: on a loaded machine a call can stall past the default 250 ms, and
+    // would then pass unlimited (fail open), which this test is not about.
+    const env = {
+      ...ON,
+      RATE_LIMIT_ANONYMOUS: '3',
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      RATE_LIMIT_REDIS_TIMEOUT_MS: '5000',
+    };
     t = await build(env);
     // A second instance of the service on the same database and the same Redis.
     const other =
@@ -311,8 +318,11 @@ describe('rate limits shared through Redis', () => {
       const until = async (ok: () => Promise<boolean>) => {
         for (let i = 0; i < 100 && !(await ok()); i++) await new Promise((r) => setTimeout(r, 50));
       };
-      await until(async () => (await t!.app.inject('/api/health')).json().rateLimit?.status === 'up');
+      // Both instances connected: a request while its connection is not ready yet passes uncounted.
+      for (const app of [t.app, app2])
+        await until(async () => (await app.inject('/api/health')).json().rateLimit?.status === 'up');
       expect((await t.app.inject('/api/health')).json().rateLimit).toEqual({ store: 'redis', status: 'up' });
+      expect((await app2.inject('/api/health')).json().rateLimit).toEqual({ store: 'redis', status: 'up' });
 
       const ip = '192.0.2.44';
       const codes = [
