@@ -1,8 +1,5 @@
-import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { sql } from 'drizzle-orm';
-import { simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { replaceCatalogue } from '../../src/catalogue/repository.js';
@@ -12,6 +9,7 @@ import { openForm, PERSON, placesLeft, privatePath, submit } from '../helpers/bo
 import { openTestDatabase } from '../helpers/database.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 import { register, tokenFor } from '../helpers/oauth.js';
+import { type ReceivedMail, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
 
 interface Reservation {
   id: string;
@@ -382,31 +380,13 @@ describe('a booking the database refuses half-way', () => {
 });
 
 describe('email, when SMTP_URL is set', () => {
-  let smtp: SMTPServer;
-  const received: { to: string; subject: string; text: string }[] = [];
-  let port: number;
+  let smtp: TestSmtpServer;
+  let received: ReceivedMail[];
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, callback) {
-        simpleParser(stream).then(
-          (mail) => {
-            received.push({
-              to: (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text ?? '',
-              subject: mail.subject ?? '',
-              text: mail.text ?? '',
-            });
-            callback();
-          },
-          (err) => callback(err),
-        );
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    port = (smtp.server.address() as AddressInfo).port;
+    smtp = await startSmtpServer();
+    received = smtp.received;
   });
-  afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+  afterAll(() => smtp.close());
   let t: TestApp | undefined;
   afterEach(async () => {
     await t?.close();
@@ -416,7 +396,7 @@ describe('email, when SMTP_URL is set', () => {
     t = await buildTestApp({
       catalogue: FIXTURE_CATALOGUE,
       clock: frozenClock(FIXTURE_NOW),
-      env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Stages <reservations@stages.example.test>' },
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'Stages <reservations@stages.example.test>' },
     });
     // The centre's notice address, set through the operator API.
     const keys = await keysFor(t.app, CENTRES.lyon.id);

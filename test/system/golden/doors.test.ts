@@ -1,12 +1,10 @@
-import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
-import { simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keysFor } from '../../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../../helpers/app.js';
 import { openForm, privatePath, submit } from '../../helpers/booking.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../../helpers/fixtures.js';
+import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js';
 
 /*
  * Golden answers: status, headers and body of a fixed set of requests through every door, on
@@ -73,8 +71,7 @@ function describeAnswer(label: string, req: Exchange, res: LightMyRequestRespons
 }
 
 let t: TestApp;
-let smtp: SMTPServer;
-const mails: { to: string; subject: string; text: string; headers: string }[] = [];
+let smtp: TestSmtpServer;
 const redactor = new Redactor();
 const sections: Record<string, string[]> = {};
 
@@ -102,36 +99,17 @@ const rpc = (id: number, method: string, params?: object) =>
   JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          mails.push({
-            to: (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text ?? '',
-            subject: mail.subject ?? '',
-            text: mail.text ?? '',
-            headers: `content-type: ${(mail.headers.get('content-type') as { value?: string } | undefined)?.value}`,
-          });
-          callback();
-        },
-        (err) => callback(err),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const port = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtpServer();
   t = await buildTestApp({
     catalogue: FIXTURE_CATALOGUE,
     clock: frozenClock(FIXTURE_NOW),
-    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Stages <reservations@stages.example.test>' },
+    env: { SMTP_URL: smtp.url, MAIL_FROM: 'Stages <reservations@stages.example.test>' },
   });
 });
 
 afterAll(async () => {
   await t?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
 const lyon = SESSIONS.lyonMar5;
@@ -373,10 +351,12 @@ describe('golden answers through every door (frozen clock, fixture catalogue)', 
     const page = await record(d, 'private page', { url: path, headers: { cookie: form.cookie } });
     const reference = /SRP-[0-9A-Z]{4}-[0-9A-Z]{4}/.exec(page.body)?.[0];
     redactor.add('reference', reference);
-    await expect.poll(() => mails.length, { timeout: 10_000 }).toBe(2);
-    mails.sort((a, b) => a.to.localeCompare(b.to));
+    await expect.poll(() => smtp.received.length, { timeout: 10_000 }).toBe(2);
+    const mails = [...smtp.received].sort((a, b) => a.to.localeCompare(b.to));
     for (const mail of mails)
-      section(d).push(`### email to ${mail.to}\nSubject: ${mail.subject}\n${mail.headers}\n\n${mail.text}\n\n`);
+      section(d).push(
+        `### email to ${mail.to}\nSubject: ${mail.subject}\ncontent-type: ${mail.contentType}\n\n${mail.text}\n\n`,
+      );
     const list = await t.app.inject({ url: '/api/admin/reservations', headers: keys.partner });
     const reservation = (list.json() as { data: { id: string }[] }).data[0];
     redactor.add('reservation-id', reservation?.id);

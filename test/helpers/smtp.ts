@@ -1,0 +1,49 @@
+import type { AddressInfo } from 'node:net';
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  to: string;
+  subject: string;
+  text: string;
+  /** The Content-Type header's value. */
+  contentType: string | undefined;
+}
+
+export interface TestSmtpServer {
+  /** `smtp://127.0.0.1:<port>`, for SMTP_URL. */
+  url: string;
+  /** Every mail received so far, in order of arrival. */
+  received: ReceivedMail[];
+  close(): Promise<void>;
+}
+
+/** A real SMTP server on a loopback port (no TLS, no authentication) that keeps what it receives. */
+export async function startSmtpServer(): Promise<TestSmtpServer> {
+  const received: ReceivedMail[] = [];
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, _session, callback) {
+      simpleParser(stream).then(
+        (mail) => {
+          received.push({
+            to: (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.text ?? '',
+            subject: mail.subject ?? '',
+            text: mail.text ?? '',
+            contentType: (mail.headers.get('content-type') as { value?: string } | undefined)?.value,
+          });
+          callback();
+        },
+        (err) => callback(err),
+      );
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const port = (smtp.server.address() as AddressInfo).port;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
+  };
+}
