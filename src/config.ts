@@ -97,7 +97,9 @@ const EnvSchema = z
     EVENTS_MAX_STREAMS: positiveInt('EVENTS_MAX_STREAMS').default(2000),
     RATE_LIMIT_REGISTER_PER_HOUR: positiveInt('RATE_LIMIT_REGISTER_PER_HOUR').default(5),
     RATE_LIMIT_RESERVATIONS_PER_HOUR: positiveInt('RATE_LIMIT_RESERVATIONS_PER_HOUR').default(5),
-    RATE_LIMIT_REDIS_TIMEOUT_MS: positiveInt('RATE_LIMIT_REDIS_TIMEOUT_MS').default(250),
+    RATE_LIMIT_REDIS_TIMEOUT_MS: positiveInt('RATE_LIMIT_REDIS_TIMEOUT_MS')
+      .max(10_000, 'RATE_LIMIT_REDIS_TIMEOUT_MS must be at most 10000')
+      .default(250),
     SMTP_URL: z
       .string()
       .regex(

@@ -19,6 +19,11 @@ describe('configuration', () => {
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.fr/' }).publicBaseUrl).toBe('https://api.example.fr');
   });
 
+  it('gives a Redis call 250 ms before it counts as not answering, unless RATE_LIMIT_REDIS_TIMEOUT_MS says', () => {
+    expect(loadConfig({}).rateLimit.redisTimeoutMs).toBe(250);
+    expect(loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: '1000' }).rateLimit.redisTimeoutMs).toBe(1000);
+  });
+
   it('selects PostgreSQL with DATABASE_URL and turns the demo off with DEMO_CATALOGUE=false', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', DEMO_CATALOGUE: 'false' });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
@@ -33,6 +38,8 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ DEMO_CATALOGUE: 'maybe' }, 'DEMO_CATALOGUE'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ RATE_LIMIT_REDIS_TIMEOUT_MS: '0' }, 'RATE_LIMIT_REDIS_TIMEOUT_MS'],
+    [{ RATE_LIMIT_REDIS_TIMEOUT_MS: '3000000000' }, 'RATE_LIMIT_REDIS_TIMEOUT_MS'],
   ])('rejects %o naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));

@@ -2,8 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { registerAdminAuth } from './auth.js';
 import { centreRoutes } from './routes/centres.js';
-// Evaluated after the reservation routes: the components of /openapi.json are listed in the order
-// their schemas are defined (AdminCentre, AdminSession, AdminReservation, then ImportResult).
 import { importRoutes } from './routes/import.js';
 import { placesRoutes } from './routes/places.js';
 import { reservationAdminRoutes } from './routes/reservations.js';

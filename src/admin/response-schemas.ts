@@ -3,11 +3,7 @@ import { REASONS } from '../reservations/form.js';
 import { RESERVATION_STATUSES, type ReservationRow } from '../reservations/repository.js';
 import { SESSION_STATUS } from './schemas.js';
 
-/*
- * What the admin API answers. One file, in this order, on purpose: /openapi.json lists its
- * components in the order their schemas are defined (AdminCentre, AdminSession, AdminReservation,
- * ImportResult).
- */
+/* What the admin API answers: centres, sessions, reservations and import results. */
 
 export const AdminCentreSchema = z
   .object({

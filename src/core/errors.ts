@@ -15,7 +15,9 @@ export interface FieldError {
 /**
  * A refusal the domain decides: an HTTP status, a stable machine code (as jose's errors carry),
  * a message for the caller, and the fields at fault. Domain functions throw it; the one error
- * handler (http/errors.ts) answers it in the format of the door it came through.
+ * handler (http/errors.ts) answers it as problem+json with its code and fields, and the doors with
+ * a format of their own (OAuth, MCP, the reservation form's pages) read its `statusCode` as they
+ * read any client error's, and answer it in their format.
  */
 export class DomainError extends Error {
   constructor(
@@ -26,5 +28,10 @@ export class DomainError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
+  }
+
+  /** The status under the name Fastify's errors use, so that every door's handler reads it. */
+  get statusCode(): number {
+    return this.status;
   }
 }

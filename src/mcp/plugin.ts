@@ -14,7 +14,7 @@ import { registerServerCard } from './server-card.js';
 export { MCP_BODY_LIMIT, MCP_PATH };
 
 /** Every failure on the endpoint is a JSON-RPC error, body size and parsing included. */
-function mcpErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function mcpErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return jsonRpcError(reply, 413, TRANSPORT_ERROR, `Request body too large: the limit is ${MCP_BODY_LIMIT} bytes.`);
   if ((err.statusCode ?? 500) < 500) return jsonRpcError(reply, err.statusCode as number, TRANSPORT_ERROR, err.message);

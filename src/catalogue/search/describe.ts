@@ -1,5 +1,6 @@
 import { departmentByCode } from '../geography.js';
 import type { CityMatcher, Origin } from '../locations.js';
+import { formatPrice } from '../price.js';
 import type { SearchQuery } from '../schemas.js';
 import type { Sort } from './plan.js';
 
@@ -36,7 +37,7 @@ export function describe(query: SearchQuery, d: Described): string {
   if (query.region) parts.push(`région correspondant à « ${query.region} »`);
   parts.push(`à partir du ${frenchDate(d.from)}`);
   if (query.to) parts.push(`jusqu'au ${frenchDate(query.to)}`);
-  if (query.maxPrice !== undefined) parts.push(`à ${query.maxPrice} € au plus`);
+  if (query.maxPrice !== undefined) parts.push(`à ${formatPrice(query.maxPrice)} au plus`);
   if (query.days) parts.push(`ayant lieu un ${query.days.map((w) => DAY_NAMES_FR[w]).join(' ou un ')}`);
   const order =
     d.sort === 'price'
