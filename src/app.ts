@@ -75,8 +75,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (config.site) {
     // The pages for people; the booking form is on the site's session page, and a refused one
     // is shown there again.
-    const { renderSessionPage } = registerSite(app, { articles });
-    await registerReservations(app, { renderSessionPage });
+    const { renderSessionPage, guard } = registerSite(app, { articles });
+    await registerReservations(app, { renderSessionPage, guard });
   }
   registerOpenApiRoute(app); // GET /openapi.json
 

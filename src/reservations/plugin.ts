@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { siteInfo } from '../web/layout.js';
 import type { ReservationContext, SessionPageRenderer } from './context.js';
 import { reservationErrorHandler } from './error-handler.js';
-import { FormGuard } from './form-guard.js';
+import type { FormGuard } from './form-guard.js';
 import { configuredMailer } from './mail.js';
 import { bookingRoute } from './routes/booking.js';
 import { privateLinkRoutes } from './routes/private-link.js';
@@ -13,12 +13,13 @@ const FORM_BODY_LIMIT = 8 * 1024;
 export interface ReservationOptions {
   /** The site's session page, where a refused form is shown again (see SessionPageRenderer). */
   renderSessionPage: SessionPageRenderer;
+  /** The guard whose token the session page's form carries (the site's). */
+  guard: FormGuard;
 }
 
 /**
  * Reservations on the site: the session page's form is posted here, and each reservation has a
- * private page where it can be cancelled. Builds the form guard and the mailer (none without
- * SMTP_URL). Encapsulated: its body parser and its error pages apply to these routes only.
+ * private page where it can be cancelled. Builds the mailer (none without SMTP_URL). Encapsulated: its body parser and its error pages apply to these routes only.
  */
 export async function registerReservations(app: FastifyInstance, options: ReservationOptions): Promise<void> {
   const settings = app.config.reservations;
@@ -27,7 +28,7 @@ export async function registerReservations(app: FastifyInstance, options: Reserv
   if (mailer) app.addHook('onClose', async () => mailer.close());
   const context: ReservationContext = {
     site,
-    guard: new FormGuard(site.baseUrl),
+    guard: options.guard,
     mailer,
     paymentNote: settings.paymentNote,
     renderSessionPage: options.renderSessionPage,

@@ -20,12 +20,14 @@ export interface SiteOptions {
 /**
  * The HTML pages for people: search, sessions, centres, departments and articles, built from
  * the in-memory read model only (no SQL on a page view) and cached per catalogue version.
- * Returns the session page's renderer, for the reservations to show a refused form on it again.
+ * Returns the session page's renderer and the form guard whose token its form carries, for the
+ * reservations to check that token and to show a refused form on the page again.
  */
-export function registerSite(app: FastifyInstance, options: SiteOptions): { renderSessionPage: SessionPageRenderer } {
+export function registerSite(
+  app: FastifyInstance,
+  options: SiteOptions,
+): { renderSessionPage: SessionPageRenderer; guard: FormGuard } {
   const site = siteInfo(app.config);
-  // The reservations' guard is built the same way (it holds only the cookie's name and the
-  // origin, both from the base URL): the token put in a cached page is the one their POST checks.
   const guard = new FormGuard(site.baseUrl);
   const context: SiteContext = { app, site, page: cachedPages(app, site, guard) };
   const renderSessionPage = sessionPageRenderer(context, options.articles);
@@ -36,5 +38,5 @@ export function registerSite(app: FastifyInstance, options: SiteOptions): { rend
   articleRoutes(context, options.articles);
   stylesheetRoute(context);
   crawlerRoutes(context, options.articles);
-  return { renderSessionPage };
+  return { renderSessionPage, guard };
 }

@@ -1,15 +1,16 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { problem, problemResponse, sendProblem } from '../../http/problem.js';
+import { DomainError } from '../../core/errors.js';
+import { problemResponse } from '../../http/problem.js';
 import { getCentre, putCentre } from '../repository/centres.js';
 import { etagOf } from '../repository/etag.js';
 import { AdminCentreSchema } from '../response-schemas.js';
 import { CentreInputSchema } from '../schemas.js';
 import { ADMIN_SECURITY, auth, IdParams, ifMatch, scopeOf, TAGS } from './shared.js';
 
-const requireAdmin = async (request: FastifyRequest, reply: FastifyReply) => {
+const requireAdmin = async (request: FastifyRequest) => {
   if (request.identity.kind === 'apiKey' && request.identity.role !== 'admin')
-    return sendProblem(reply, problem(403, 'forbidden', 'Only an operator key (role admin) may do this.'));
+    throw new DomainError(403, 'forbidden', 'Only an operator key (role admin) may do this.');
 };
 
 /** /api/admin/centres/{id}: a partner reads its own centre; only the operator writes centres. */
@@ -33,9 +34,9 @@ export const centreRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const scope = scopeOf(request);
       if (scope.centreId !== null && scope.centreId !== request.params.id)
-        return sendProblem(reply, problem(403, 'forbidden', 'A partner key may only read its own centre.'));
+        throw new DomainError(403, 'forbidden', 'A partner key may only read its own centre.');
       const centre = await getCentre(db, request.params.id);
-      if (!centre) return sendProblem(reply, problem(404, 'not_found', `No centre has the id ${request.params.id}.`));
+      if (!centre) throw new DomainError(404, 'not_found', `No centre has the id ${request.params.id}.`);
       return reply.header('etag', etagOf(centre)).header('cache-control', 'no-store').send(centre);
     },
   );

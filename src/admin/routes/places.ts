@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problem, problemResponse, sendProblem } from '../../http/problem.js';
+import { DomainError } from '../../core/errors.js';
+import { problemResponse } from '../../http/problem.js';
 import { etagOf } from '../repository/etag.js';
 import { changePlaces } from '../repository/places.js';
 import { AdminSessionSchema } from '../response-schemas.js';
@@ -43,12 +44,9 @@ export const placesRoutes: FastifyPluginAsyncZod = async (app) => {
       const identity = request.identity;
       const key = request.headers['idempotency-key'];
       if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
-        return sendProblem(
-          reply,
-          problem(400, 'invalid_parameters', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
-            errors: [{ name: 'Idempotency-Key', reason: 'must be 1 to 255 visible ASCII characters' }],
-          }),
-        );
+        throw new DomainError(400, 'invalid_parameters', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', [
+          { name: 'Idempotency-Key', reason: 'must be 1 to 255 visible ASCII characters' },
+        ]);
       const { session, replayed } = await changePlaces(
         db,
         request.params.id,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problem, problemResponse, sendProblem } from '../../http/problem.js';
+import { DomainError } from '../../core/errors.js';
+import { problemResponse } from '../../http/problem.js';
 import {
   getReservation,
   listReservations,
@@ -123,7 +124,7 @@ export const reservationAdminRoutes: FastifyPluginAsyncZod = async (app) => {
     const row = await getReservation(db, request.params.id);
     const scope = scopeOf(request);
     if (!row || (scope.centreId !== null && row.centreId !== scope.centreId))
-      return sendProblem(reply, problem(404, 'not_found', `No reservation of yours has the id ${request.params.id}.`));
+      throw new DomainError(404, 'not_found', `No reservation of yours has the id ${request.params.id}.`);
     return reply.header('cache-control', 'no-store').send(reservationView(row));
   });
 

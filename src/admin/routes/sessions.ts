@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problem, problemResponse, sendProblem } from '../../http/problem.js';
+import { DomainError } from '../../core/errors.js';
+import { problemResponse } from '../../http/problem.js';
 import { etagOf } from '../repository/etag.js';
 import { getSession, listSessions, patchSession, putSession } from '../repository/sessions.js';
 import { AdminSessionSchema } from '../response-schemas.js';
@@ -107,7 +108,7 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
     const scope = scopeOf(request);
     const q = request.query;
     if (scope.centreId !== null && q.centreId !== undefined && q.centreId !== scope.centreId)
-      return sendProblem(reply, problem(403, 'forbidden', "A partner key may only list its own centre's sessions."));
+      throw new DomainError(403, 'forbidden', "A partner key may only list its own centre's sessions.");
     const [day1, id] = q.cursor ? (q.cursor.split('.') as [string, string]) : [];
     const data = await listSessions(db, {
       centreId: scope.centreId ?? q.centreId,
@@ -124,10 +125,10 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/api/admin/sessions/:id', { schema: getSchema }, async (request, reply) => {
     const session = await getSession(db, request.params.id);
-    if (!session) return sendProblem(reply, problem(404, 'not_found', `No session has the id ${request.params.id}.`));
+    if (!session) throw new DomainError(404, 'not_found', `No session has the id ${request.params.id}.`);
     const scope = scopeOf(request);
     if (scope.centreId !== null && session.centreId !== scope.centreId)
-      return sendProblem(reply, problem(403, 'forbidden', "A partner key may only read its own centre's sessions."));
+      throw new DomainError(403, 'forbidden', "A partner key may only read its own centre's sessions.");
     return reply.header('etag', etagOf(session)).header('cache-control', 'no-store').send(session);
   });
 
