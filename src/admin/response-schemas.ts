@@ -34,7 +34,13 @@ export const AdminSessionSchema = z
     endTime: z.string(),
     priceEuros: z.number(),
     capacity: z.int(),
-    spotsAvailable: z.int(),
+    spotsAvailable: z.int().min(0).describe('Places on sale now.'),
+    heldHere: z
+      .int()
+      .min(0)
+      .describe(
+        'Places held by bookings made here (reservations not cancelled). Send it back with spotsAvailable when you write the figure you read.',
+      ),
     status: SESSION_STATUS,
     updatedAt: z.iso.datetime({ offset: true }).describe('Time of the last change.'),
   })

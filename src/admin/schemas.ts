@@ -170,7 +170,17 @@ const sessionFields = {
   spotsAvailable: z
     .int({ error: 'spotsAvailable must be a whole number' })
     .min(0, { error: 'spotsAvailable must be 0 or more' })
-    .describe('Places left: 0 to capacity.'),
+    .describe(
+      'Places left as your own system counts them, 0 to capacity. Bookings made here that it does not count (see heldHere) are subtracted from it: a figure sent late never puts a booked place back on sale.',
+    ),
+  heldHere: z
+    .int({ error: 'heldHere must be a whole number' })
+    .min(0, { error: 'heldHere must be 0 or more' })
+    .max(20, { error: 'heldHere must be at most 20' })
+    .optional()
+    .describe(
+      'How many bookings made here your spotsAvailable already counts: the heldHere you read with it (GET, export), or what your system recorded from our notices. Absent: 0, and every booking made here is subtracted.',
+    ),
   status: SESSION_STATUS.default('scheduled').describe('"cancelled" takes it out of search at once.'),
 };
 
@@ -183,6 +193,7 @@ function checkSession(
     endTime?: string;
     capacity?: number;
     spotsAvailable?: number;
+    heldHere?: number | undefined;
   },
   ctx: z.RefinementCtx,
 ) {
@@ -223,6 +234,17 @@ function checkSession(
       path: ['spotsAvailable'],
       message: `spotsAvailable must be at most capacity (${s.capacity})`,
     });
+  else if (
+    s.capacity !== undefined &&
+    s.spotsAvailable !== undefined &&
+    s.heldHere !== undefined &&
+    s.spotsAvailable + s.heldHere > s.capacity
+  )
+    ctx.addIssue({
+      code: 'custom',
+      path: ['heldHere'],
+      message: `spotsAvailable plus heldHere must be at most capacity (${s.capacity}): the bookings your figure counts are places of the group too`,
+    });
 }
 
 export const SessionInputSchema = z
@@ -237,6 +259,7 @@ export const SessionPatchSchema = z
   .object({
     priceEuros: sessionFields.priceEuros.optional(),
     spotsAvailable: sessionFields.spotsAvailable.optional(),
+    heldHere: sessionFields.heldHere,
     capacity: sessionFields.capacity.optional(),
     startTime: sessionFields.startTime.optional(),
     endTime: sessionFields.endTime.optional(),
@@ -244,6 +267,10 @@ export const SessionPatchSchema = z
   })
   .strict()
   .refine((p) => Object.keys(p).length > 0, { error: 'the body must change at least one field' })
+  .refine((p) => p.heldHere === undefined || p.spotsAvailable !== undefined, {
+    error: 'heldHere says what your spotsAvailable counts: send it with spotsAvailable',
+    path: ['heldHere'],
+  })
   .describe('The fields to change; the others keep their value.');
 
 export type SessionPatch = z.output<typeof SessionPatchSchema>;

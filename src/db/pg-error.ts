@@ -32,7 +32,7 @@ const UNIQUE_FIELDS: Record<string, string> = {
 
 /**
  * Unique violations (another record holds that slug, approval or course number) → 409 naming the
- * field; places that reservations hold (migration 0006) → 409 saying how many may be for sale.
+ * field; places that reservations hold (CHECK stage_sessions_places_held) → 409 saying how many may be for sale.
  */
 export function refusalFor(err: unknown): WriteRefused | undefined {
   const pg = pgError(err);
@@ -40,8 +40,8 @@ export function refusalFor(err: unknown): WriteRefused | undefined {
     return new WriteRefused(
       409,
       'places_held_by_reservations',
-      `Reservations made on the site hold places of this session: ${pg.detail ?? 'fewer places may be for sale'}. Lower spotsAvailable (or raise capacity); a relative change (POST …/places) never needs to know.`,
-      [{ name: 'spotsAvailable', reason: pg.detail ?? 'places are held by reservations' }],
+      'Places on sale plus the places held by reservations made here would exceed the capacity. Read the session (its heldHere), then lower spotsAvailable or keep the capacity; a relative change (POST …/places) never needs to know.',
+      [{ name: 'capacity', reason: 'places on sale plus places held here must fit in it' }],
     );
   if (pg?.code !== '23505') return undefined;
   const name = (pg.constraint && UNIQUE_FIELDS[pg.constraint]) ?? 'id';

@@ -64,7 +64,13 @@ export const stageSessions = pgTable(
     endTime: text('end_time').notNull(),
     priceCents: integer('price_cents').notNull(),
     capacity: smallint('capacity').notNull(),
+    /** Places on sale now: what the centre's own figure leaves once the bookings made here are counted. */
     spotsAvailable: smallint('spots_available').notNull(),
+    /**
+     * Places held by bookings made here (reservations not cancelled). Only a booking, a
+     * cancellation or a cancelled session moves it, never a centre's write: see admin/repository/places-model.ts.
+     */
+    heldHere: smallint('held_here').notNull().default(0),
     /** A cancelled session leaves search at once but stays known, so that its page and check_availability say so. */
     status: text('status').notNull().default('scheduled'),
     ...timestamps,
@@ -80,6 +86,9 @@ export const stageSessions = pgTable(
     check('stage_sessions_price_positive', sql`${t.priceCents} > 0`),
     check('stage_sessions_capacity', sql`${t.capacity} between 1 and 40`),
     check('stage_sessions_spots', sql`${t.spotsAvailable} between 0 and ${t.capacity}`),
+    check('stage_sessions_held', sql`${t.heldHere} >= 0`),
+    // Places taken here and places on sale never exceed the group: no booking is ever oversold.
+    check('stage_sessions_places_held', sql`${t.spotsAvailable} + ${t.heldHere} <= ${t.capacity}`),
     check('stage_sessions_status', sql`${t.status} in ('scheduled', 'cancelled')`),
   ],
 );

@@ -149,14 +149,21 @@ describe('what the centre writes cannot undo what people booked', () => {
   const patch = (payload: Record<string, unknown>, url = `/api/admin/sessions/${id}`) =>
     t.app.inject({ method: 'PATCH', url, headers: keys.partner, payload });
 
-  it('never puts more places on sale than the capacity minus the reservations, absolute or relative', async () => {
+  it('no figure a centre writes puts a booked place back on sale, and none passes the capacity', async () => {
     expect(await placesLeft(t.app, id)).toBe(6);
-    // 2 reservations hold places of 20: at most 18 for sale.
-    const tooMany = await patch({ spotsAvailable: 19 });
-    expect(tooMany.statusCode).toBe(409);
-    expect(tooMany.json()).toMatchObject({ code: 'places_held_by_reservations' });
-    expect(tooMany.json().detail).toContain('2 reservations hold a place; capacity 20 leaves at most 18 for sale');
-    expect((await patch({ spotsAvailable: 18 })).statusCode).toBe(200);
+    const read = (await t.app.inject({ url: `/api/admin/sessions/${id}`, headers: keys.partner })).json();
+    expect(read).toMatchObject({ capacity: 20, spotsAvailable: 6, heldHere: 2 });
+    // The centre's own system says 19 left, knowing nothing of the 2 bookings made here: 17 on sale.
+    expect((await patch({ spotsAvailable: 19 })).json()).toMatchObject({ spotsAvailable: 17, heldHere: 2 });
+    expect(await placesLeft(t.app, id)).toBe(17);
+    // A figure that counts both bookings already: they are not subtracted twice.
+    expect((await patch({ spotsAvailable: 18, heldHere: 2 })).json()).toMatchObject({ spotsAvailable: 18 });
+    // A figure and the bookings it counts must fit in the group.
+    const tooMany = await patch({ spotsAvailable: 19, heldHere: 2 });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().errors).toEqual([
+      expect.objectContaining({ name: 'heldHere', reason: expect.stringContaining('at most capacity (20)') }),
+    ]);
     const more = await t.app.inject({
       method: 'POST',
       url: `/api/admin/sessions/${id}/places`,
@@ -164,8 +171,12 @@ describe('what the centre writes cannot undo what people booked', () => {
       payload: { change: 1 },
     });
     expect(more.statusCode).toBe(409);
-    expect((await patch({ capacity: 19 })).statusCode).toBe(409);
-    expect(await placesLeft(t.app, id)).toBe(18);
+    expect(more.json().detail).toContain('(2 held by reservations made here)');
+    const smaller = await patch({ capacity: 19 });
+    expect(smaller.statusCode).toBe(409);
+    expect(smaller.json()).toMatchObject({ code: 'places_held_by_reservations' });
+    expect((await patch({ capacity: 6, spotsAvailable: 0 })).json()).toMatchObject({ spotsAvailable: 0, heldHere: 2 });
+    expect(await placesLeft(t.app, id)).toBe(0);
   });
 
   it('a session the centre cancels cancels its reservations, and their pages say so', async () => {

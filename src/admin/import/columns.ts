@@ -1,5 +1,5 @@
 /** CSV cells read as numbers when they look like one. */
-export const NUMERIC_COLUMNS = new Set(['lat', 'lng', 'priceEuros', 'capacity', 'spotsAvailable']);
+export const NUMERIC_COLUMNS = new Set(['lat', 'lng', 'priceEuros', 'capacity', 'spotsAvailable', 'heldHere']);
 
 /** Each kind's fields, named when a record has unknown ones. */
 export const RECORD_FIELDS = {
@@ -26,6 +26,7 @@ export const RECORD_FIELDS = {
     'priceEuros',
     'capacity',
     'spotsAvailable',
+    'heldHere',
     'status',
   ],
 } as const;

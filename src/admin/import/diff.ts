@@ -30,14 +30,14 @@ export async function rowsById<T extends { id: string }>(
 export function diffAgainstStored<I, R, V>(
   items: readonly { id: string; input: I }[],
   stored: Map<string, R>,
-  valuesOf: (input: I) => V,
+  valuesOf: (input: I, current: R | undefined) => V,
   same: (row: R, values: V) => boolean,
 ): TablePlan<V> {
   const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
   const writes: ({ id: string } & V)[] = [];
   for (const item of items) {
-    const values = valuesOf(item.input);
     const current = stored.get(item.id);
+    const values = valuesOf(item.input, current);
     if (current && same(current, values)) counts.unchanged++;
     else {
       counts[current ? 'updated' : 'created']++;

@@ -70,7 +70,8 @@ export async function importBatch(
         stageSessions,
         prepared.sessions.map((s) => s.id),
       ),
-      sessionValues,
+      // Each figure is set against the bookings made here that its session holds now.
+      (input, current) => sessionValues(input, current?.heldHere),
       sameSession,
     );
     const result = { dryRun: options.dryRun, centres: centrePlan.counts, sessions: sessionPlan.counts };

@@ -9,8 +9,9 @@ import { forbiddenCentre, type WriteScope } from './scope.js';
 import { sessionView } from './views.js';
 
 /**
- * Adds `change` to the places left, atomically: one conditional UPDATE, so that concurrent calls
- * on any number of instances can never take the count below 0 or above the capacity. With an
+ * Adds `change` to the places on sale, atomically: one conditional UPDATE, so that concurrent calls
+ * on any number of instances can never take the count below 0, nor above the capacity less the
+ * places held by bookings made here (a relative change is the centre's own sale or release). With an
  * Idempotency-Key, the answer is stored in the same transaction and a retry gets it again instead
  * of a second change.
  */
@@ -34,7 +35,7 @@ export async function changePlaces(
           eq(stageSessions.id, id),
           eq(stageSessions.status, 'scheduled'),
           scope.centreId === null ? undefined : eq(stageSessions.centreId, scope.centreId),
-          sql`${stageSessions.spotsAvailable} + ${change} between 0 and ${stageSessions.capacity}`,
+          sql`${stageSessions.spotsAvailable} + ${change} between 0 and ${stageSessions.capacity} - ${stageSessions.heldHere}`,
         ),
       )
       .returning();
@@ -53,9 +54,11 @@ async function whyUnchanged(tx: Tx, id: string, change: number, scope: WriteScop
   if (current.status === 'cancelled')
     return new WriteRefused(409, 'session_cancelled', 'This session is cancelled: its places cannot change.');
   const after = current.spotsAvailable + change;
+  const most = current.capacity - current.heldHere;
+  const held = current.heldHere > 0 ? ` (${current.heldHere} held by reservations made here)` : '';
   return new WriteRefused(
     409,
     'places_out_of_range',
-    `${current.spotsAvailable} place${current.spotsAvailable === 1 ? '' : 's'} left of ${current.capacity}: a change of ${change} would leave ${after}, outside 0 to ${current.capacity}.`,
+    `${current.spotsAvailable} place${current.spotsAvailable === 1 ? '' : 's'} on sale, capacity ${current.capacity}${held}: a change of ${change} would leave ${after}, outside 0 to ${most}.`,
   );
 }

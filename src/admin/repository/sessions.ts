@@ -7,6 +7,7 @@ import type { ParameterError } from '../../http/problem.js';
 import type { AdminSession } from '../response-schemas.js';
 import type { SessionInput, SessionPatch } from '../schemas.js';
 import { etagOf, matches, preconditionFailed } from './etag.js';
+import { placesOnSale } from './places-model.js';
 import { forbiddenCentre, type WriteScope } from './scope.js';
 import { type SessionRow, sameSession, sessionValues, sessionView } from './views.js';
 
@@ -33,7 +34,8 @@ export async function putSession(
       throw new WriteRefused(400, 'invalid_body', 'centreId: no centre has this id.', [
         { name: 'centreId', reason: 'no centre has this id; create it first (PUT /api/admin/centres/{id})' },
       ]);
-    const values = sessionValues(input);
+    const values = sessionValues(input, current?.heldHere);
+    if (current) checkGroup(values.capacity, current.heldHere);
     if (current && sameSession(current, values)) return { created: false, session: sessionView(current) };
     const [row] = current
       ? await tx
@@ -49,11 +51,29 @@ export async function putSession(
   });
 }
 
-/** The columns a patch sets (only the fields it names). */
-function patchColumns(patch: SessionPatch): Partial<typeof stageSessions.$inferInsert> {
+/**
+ * The bookings made here keep their places whatever the centre writes: a capacity below them is
+ * refused (the CHECK stage_sessions_places_held would refuse it too; this says it in words).
+ */
+function checkGroup(capacity: number, heldHere: number): void {
+  if (capacity >= heldHere) return;
+  throw new WriteRefused(
+    409,
+    'places_held_by_reservations',
+    `${heldHere} reservations made here hold places of this session: its capacity cannot be below ${heldHere}. Cancel reservations first, or cancel the session.`,
+    [{ name: 'capacity', reason: `${heldHere} places are held by reservations made here` }],
+  );
+}
+
+/** The columns a patch sets (only the fields it names), its places set against the bookings held now. */
+function patchColumns(patch: SessionPatch, current: SessionRow): Partial<typeof stageSessions.$inferInsert> {
   const set: Partial<typeof stageSessions.$inferInsert> = {};
   if (patch.priceEuros !== undefined) set.priceCents = Math.round(patch.priceEuros * 100);
-  if (patch.spotsAvailable !== undefined) set.spotsAvailable = patch.spotsAvailable;
+  if (patch.spotsAvailable !== undefined)
+    set.spotsAvailable = placesOnSale(
+      { spotsAvailable: patch.spotsAvailable, heldHere: patch.heldHere },
+      current.heldHere,
+    );
   if (patch.capacity !== undefined) set.capacity = patch.capacity;
   if (patch.startTime !== undefined) set.startTime = patch.startTime;
   if (patch.endTime !== undefined) set.endTime = patch.endTime;
@@ -75,11 +95,12 @@ export async function patchSession(
     if (!current) throw new WriteRefused(404, 'not_found', `No session has the id ${id}.`);
     if (scope.centreId !== null && current.centreId !== scope.centreId) throw forbiddenCentre();
     if (!matches(ifMatch, etagOf(sessionView(current)))) throw preconditionFailed();
-    const { updatedAt: _, id: __, ...was } = sessionView(current);
+    const { updatedAt: _, id: __, heldHere: ___, ...was } = sessionView(current);
     const errors = validate({ ...was, ...patch });
     if (errors.length > 0)
       throw new WriteRefused(400, 'invalid_body', errors.map((e) => `${e.name}: ${e.reason}`).join('; '), errors);
-    const set = patchColumns(patch);
+    checkGroup(patch.capacity ?? current.capacity, current.heldHere);
+    const set = patchColumns(patch, current);
     const unchanged = Object.entries(set).every(([k, v]) => current[k as keyof SessionRow] === v);
     if (unchanged) return sessionView(current);
     const [row] = await tx

@@ -2,6 +2,7 @@ import { addDays } from '../../core/clock.js';
 import type { centres, stageSessions } from '../../db/schema.js';
 import type { AdminCentre, AdminSession } from '../response-schemas.js';
 import type { CentreInput, SessionInput } from '../schemas.js';
+import { placesOnSale } from './places-model.js';
 
 /*
  * Stored rows ↔ the admin API's records: the view a caller reads, the column values an input
@@ -41,6 +42,7 @@ export function sessionView(row: SessionRow): AdminSession {
     priceEuros: row.priceCents / 100,
     capacity: row.capacity,
     spotsAvailable: row.spotsAvailable,
+    heldHere: row.heldHere,
     status: row.status as AdminSession['status'],
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -62,7 +64,8 @@ export function centreValues(input: CentreInput) {
   };
 }
 
-export function sessionValues(input: SessionInput) {
+/** The columns a session input writes, its places set against the bookings held here now (0 for a new session). */
+export function sessionValues(input: SessionInput, heldNow = 0) {
   return {
     centreId: input.centreId,
     courseNumber: input.courseNumber,
@@ -72,7 +75,7 @@ export function sessionValues(input: SessionInput) {
     endTime: input.endTime,
     priceCents: Math.round(input.priceEuros * 100),
     capacity: input.capacity,
-    spotsAvailable: input.spotsAvailable,
+    spotsAvailable: placesOnSale(input, heldNow),
     status: input.status,
   };
 }

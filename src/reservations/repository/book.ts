@@ -51,7 +51,11 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
         }
         const [session] = await tx
           .update(stageSessions)
-          .set({ spotsAvailable: sql`${stageSessions.spotsAvailable} - 1`, updatedAt: sql`now()` })
+          .set({
+            spotsAvailable: sql`${stageSessions.spotsAvailable} - 1`,
+            heldHere: sql`${stageSessions.heldHere} + 1`,
+            updatedAt: sql`now()`,
+          })
           .where(
             and(
               eq(stageSessions.id, request.sessionId),

@@ -9,7 +9,7 @@ export type Canceller = 'person' | 'centre' | 'operator';
 
 /**
  * Cancels a reservation and gives its place back, in one transaction. The place goes back only
- * if the reservation was still holding it (not already cancelled), and never above capacity.
+ * if the reservation was still holding it (not already cancelled): from held here to on sale.
  */
 export async function cancelIn(tx: Tx, row: ReservationRow, by: Canceller): Promise<ReservationRow> {
   const [cancelled] = await tx
@@ -18,10 +18,15 @@ export async function cancelIn(tx: Tx, row: ReservationRow, by: Canceller): Prom
     .where(and(eq(reservations.id, row.id), sql`${reservations.status} <> 'cancelled'`))
     .returning();
   if (!cancelled) return row;
+  // A cancelled session already let its reservations go (held_here 0): nothing left to give back.
   await tx
     .update(stageSessions)
-    .set({ spotsAvailable: sql`${stageSessions.spotsAvailable} + 1`, updatedAt: sql`now()` })
-    .where(and(eq(stageSessions.id, row.sessionId), sql`${stageSessions.spotsAvailable} < ${stageSessions.capacity}`));
+    .set({
+      spotsAvailable: sql`${stageSessions.spotsAvailable} + 1`,
+      heldHere: sql`${stageSessions.heldHere} - 1`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(stageSessions.id, row.sessionId), sql`${stageSessions.heldHere} > 0`));
   return cancelled;
 }
 
