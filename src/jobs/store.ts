@@ -62,6 +62,18 @@ export async function completeJob(db: Db, id: number, workerId: string): Promise
   await db.delete(jobs).where(heldBy(id, workerId));
 }
 
+/**
+ * The kind's jobs waiting for a retry become due now: called when a try of that kind succeeds after
+ * failures (the mail server is back), so that what an outage held up goes out at once instead of
+ * after each job's own backoff, up to an hour.
+ */
+export async function hastenRetries(db: Db, kind: string): Promise<void> {
+  await db
+    .update(jobs)
+    .set({ runAt: sql`now()` })
+    .where(and(eq(jobs.state, 'pending'), eq(jobs.kind, kind), sql`${jobs.runAt} > now()`, sql`${jobs.attempts} > 0`));
+}
+
 /** Released for another try after `delayMs`, with what went wrong (a class and code). */
 export async function retryJob(db: Db, id: number, workerId: string, error: string, delayMs: number): Promise<void> {
   await db

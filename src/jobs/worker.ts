@@ -4,7 +4,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/connect.js';
 import { retryDelayMs } from './backoff.js';
 import { errorSummary, PermanentJobError } from './errors.js';
-import { type ClaimedJob, claimDueJobs, completeJob, failJob, purgeFailedJobs, retryJob } from './store.js';
+import {
+  type ClaimedJob,
+  claimDueJobs,
+  completeJob,
+  failJob,
+  hastenRetries,
+  purgeFailedJobs,
+  retryJob,
+} from './store.js';
 
 /** Runs one job; throwing means "try again later" (PermanentJobError: "never"). */
 export type JobHandler = (payload: unknown, job: ClaimedJob) => Promise<void>;
@@ -52,6 +60,8 @@ export class JobWorker {
   private started = false;
   private stopped = false;
   private lastPurge = 0;
+  /** Kinds whose last try here failed: their next success hastens the retries waiting. */
+  private readonly failing = new Set<string>();
 
   constructor(private readonly options: WorkerOptions) {}
 
@@ -148,6 +158,7 @@ export class JobWorker {
         await (this.handlers.get(job.kind) as JobHandler)(job.payload, job);
       } catch (err) {
         const error = errorSummary(err);
+        this.failing.add(job.kind);
         for (const o of this.observers) o.failed(job.kind);
         if (err instanceof PermanentJobError || job.attempts >= max) return await this.giveUp(job, error);
         const delayMs = retryDelayMs(job.attempts, this.options.random);
@@ -159,6 +170,9 @@ export class JobWorker {
       }
       await completeJob(db, job.id, this.id);
       for (const o of this.observers) o.done(job.kind);
+      // A retry that succeeded, or a success after failures here: what was failing works again.
+      const wasFailing = this.failing.delete(job.kind);
+      if (job.attempts > 1 || wasFailing) await hastenRetries(db, job.kind);
     } catch (err) {
       // The outcome could not be written: the lease runs out and the job is tried again.
       log.warn({ job: job.id, kind: job.kind, error: errorSummary(err) }, 'jobs: could not record a job’s outcome');

@@ -59,7 +59,11 @@ describe('the email outbox', () => {
     expect(await t.app.jobs.drain()).toBe(0);
 
     smtp = await startSmtpServer(port);
-    await t.app.database.db.update(jobs).set({ runAt: sql`now()` });
+    // One email's retry comes due; once it goes through, the other's retry is not waited for.
+    await t.app.database.db
+      .update(jobs)
+      .set({ runAt: sql`now()` })
+      .where(eq(jobs.id, waiting[1]?.id as number));
     expect(await t.app.jobs.drain()).toBe(2);
     expect(await t.app.jobs.drain()).toBe(0);
     expect(smtp.received.map((m) => m.to).sort()).toEqual([CENTRE_EMAIL, PERSON.email]);
