@@ -15,6 +15,8 @@ import { registerDocs } from './docs/routes.js';
 import { registerHealth } from './health/routes.js';
 import { fastifyOptions, type LoggerOption } from './http/fastify-options.js';
 import { registerHttp } from './http/plugin.js';
+import { registerJobs } from './jobs/plugin.js';
+import { registerMail } from './mail/plugin.js';
 import { registerMcp } from './mcp/plugin.js';
 import { MCP_TOOL_NAMES } from './mcp/server.js';
 import { registerReservations } from './reservations/plugin.js';
@@ -61,6 +63,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   // What every request goes through, before any route.
   await registerHttp(app, { knownTools: MCP_TOOL_NAMES, htmlErrorPage });
+  // Background work: the durable jobs' worker, and the email outbox's sender on it.
+  await registerJobs(app);
+  registerMail(app);
   // The OpenAPI document collects the routes registered from here to registerOpenApiRoute.
   await registerOpenApi(app, config.publicBaseUrl, config.platformName);
 

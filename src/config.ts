@@ -108,6 +108,17 @@ const EnvSchema = z
       )
       .optional(),
     MAIL_FROM: z.string().min(3).max(200).optional(),
+    JOBS_POLL_MS: z.coerce
+      .number({ error: 'JOBS_POLL_MS must be a number of milliseconds' })
+      .int('JOBS_POLL_MS must be a whole number of milliseconds')
+      .min(0, 'JOBS_POLL_MS must be 0 (no worker on this instance) or from 50 to 60000')
+      .max(60_000, 'JOBS_POLL_MS must be at most 60000')
+      .refine((v) => v === 0 || v >= 50, 'JOBS_POLL_MS must be 0 (no worker on this instance) or from 50 to 60000')
+      .default(1000),
+    JOBS_MAX_ATTEMPTS: positiveInt('JOBS_MAX_ATTEMPTS').max(50, 'JOBS_MAX_ATTEMPTS must be at most 50').default(12),
+    JOBS_FAILED_RETENTION_DAYS: positiveInt('JOBS_FAILED_RETENTION_DAYS')
+      .max(90, 'JOBS_FAILED_RETENTION_DAYS must be at most 90')
+      .default(7),
     RESERVATION_PAYMENT_NOTE: z.string().min(1).max(1000).optional(),
     TRUST_PROXY: z
       .string()
@@ -198,10 +209,19 @@ const EnvSchema = z
       },
       /** Largest body POST /api/admin/import accepts. */
       importMaxBytes: env.IMPORT_MAX_MB * 1024 * 1024,
-      /** Reservations on the site: where mail goes out (none without SMTP_URL), and how people pay. */
-      reservations: {
+      /** Where every email goes out (none without SMTP_URL), through the outbox (src/mail/). */
+      mail: {
         smtpUrl: env.SMTP_URL,
         mailFrom: env.MAIL_FROM ?? `${env.PLATFORM_NAME} <no-reply@${new URL(publicBaseUrl).hostname}>`,
+      },
+      /** The durable jobs' worker (src/jobs/): poll period (0: none on this instance), retries, retention. */
+      jobs: {
+        pollMs: env.JOBS_POLL_MS,
+        maxAttempts: env.JOBS_MAX_ATTEMPTS,
+        failedRetentionMs: env.JOBS_FAILED_RETENTION_DAYS * 86_400_000,
+      },
+      /** Reservations on the site: how people pay. */
+      reservations: {
         paymentNote:
           env.RESERVATION_PAYMENT_NOTE ??
           'Le paiement se fait auprès du centre, qui vous contacte pour confirmer votre place et vous indiquer comment régler (carte, virement ou chèque). Votre place est retenue dès maintenant.',

@@ -24,6 +24,12 @@ describe('configuration', () => {
     expect(loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: '1000' }).rateLimit.redisTimeoutMs).toBe(1000);
   });
 
+  it('polls for due jobs every second, tries a job 12 times and keeps failed ones 7 days, unless JOBS_* say', () => {
+    expect(loadConfig({}).jobs).toEqual({ pollMs: 1000, maxAttempts: 12, failedRetentionMs: 7 * 86_400_000 });
+    const c = loadConfig({ JOBS_POLL_MS: '0', JOBS_MAX_ATTEMPTS: '3', JOBS_FAILED_RETENTION_DAYS: '30' });
+    expect(c.jobs).toEqual({ pollMs: 0, maxAttempts: 3, failedRetentionMs: 30 * 86_400_000 });
+  });
+
   it('selects PostgreSQL with DATABASE_URL and turns the demo off with DEMO_CATALOGUE=false', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', DEMO_CATALOGUE: 'false' });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
@@ -40,6 +46,10 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ RATE_LIMIT_REDIS_TIMEOUT_MS: '0' }, 'RATE_LIMIT_REDIS_TIMEOUT_MS'],
     [{ RATE_LIMIT_REDIS_TIMEOUT_MS: '3000000000' }, 'RATE_LIMIT_REDIS_TIMEOUT_MS'],
+    [{ JOBS_POLL_MS: '10' }, 'JOBS_POLL_MS'],
+    [{ JOBS_POLL_MS: '-1' }, 'JOBS_POLL_MS'],
+    [{ JOBS_MAX_ATTEMPTS: '0' }, 'JOBS_MAX_ATTEMPTS'],
+    [{ JOBS_FAILED_RETENTION_DAYS: '365' }, 'JOBS_FAILED_RETENTION_DAYS'],
   ])('rejects %o naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));

@@ -8,6 +8,8 @@ import { apikeyRevoke } from './commands/apikey-revoke.js';
 import { demo } from './commands/demo.js';
 import { exportCommand } from './commands/export.js';
 import { importFile } from './commands/import.js';
+import { jobsList } from './commands/jobs-list.js';
+import { jobsRetry } from './commands/jobs-retry.js';
 import { keysList } from './commands/keys-list.js';
 import { keysRotate } from './commands/keys-rotate.js';
 import { migrate } from './commands/migrate.js';
@@ -25,6 +27,8 @@ const COMMANDS: Record<string, Command> = {
   export: exportCommand,
   'keys:rotate': keysRotate,
   'keys:list': keysList,
+  'jobs:list': jobsList,
+  'jobs:retry': jobsRetry,
 };
 
 function help(): string {

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigserial,
+  boolean,
   check,
   date,
   doublePrecision,
@@ -274,4 +276,38 @@ export const reservationLinks = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [index('reservation_links_reservation_idx').on(t.reservationId)],
+);
+
+/**
+ * Durable background jobs, one table for every kind (src/jobs/): written in the transaction that
+ * causes them, claimed by any instance's worker with FOR UPDATE SKIP LOCKED and a lease
+ * (locked_until), deleted once done. Rows stay only while pending or, when they failed for good,
+ * for inspection (then deleted after a retention). `last_error` holds an error class and code,
+ * never a message (a mail server's refusal quotes addresses).
+ */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').notNull(),
+    /** The payload holds a secret (a private or sign-in link): erased if the job fails for good. */
+    secret: boolean('secret').notNull().default(false),
+    state: text('state').notNull().default('pending'),
+    runAt: timestamp('run_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    attempts: integer('attempts').notNull().default(0),
+    /** Null: the worker's configured default (JOBS_MAX_ATTEMPTS). */
+    maxAttempts: integer('max_attempts'),
+    lastError: text('last_error'),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    lockedBy: text('locked_by'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    failedAt: timestamp('failed_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    index('jobs_due_idx').on(t.runAt).where(sql`${t.state} = 'pending'`),
+    index('jobs_failed_idx').on(t.failedAt).where(sql`${t.state} = 'failed'`),
+    check('jobs_state', sql`${t.state} in ('pending', 'failed')`),
+    check('jobs_max_attempts', sql`${t.maxAttempts} is null or ${t.maxAttempts} >= 1`),
+  ],
 );

@@ -1,7 +1,6 @@
 import type { SessionEntry } from '../catalogue/read-model.js';
 import type { SiteInfo } from '../web/layout.js';
 import type { FormGuard } from './form-guard.js';
-import type { Mailer } from './mail.js';
 import type { BookingState } from './pages/booking-form.js';
 
 /**
@@ -15,8 +14,8 @@ export type SessionPageRenderer = (entry: SessionEntry, booking: BookingState) =
 export interface ReservationContext {
   site: SiteInfo;
   guard: FormGuard;
-  /** Absent without SMTP_URL: no email goes out, and the pages say so. */
-  mailer: Mailer | undefined;
+  /** False without SMTP_URL: no email goes out, and the pages say so. */
+  mailEnabled: boolean;
   /** How people pay, shown on the reservation page and in the confirmation email. */
   paymentNote: string;
   renderSessionPage: SessionPageRenderer;

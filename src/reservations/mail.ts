@@ -1,47 +1,10 @@
-import nodemailer from 'nodemailer';
+/* The reservation emails' texts; they go out through the outbox (src/mail/). */
 import { formatPrice } from '../catalogue/price.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
+import type { Mail } from '../mail/transport.js';
 import { frenchDate, hours } from '../web/format.js';
 import { REASONS, type Reason } from './form.js';
 import { displayPhone } from './phone.js';
-
-export interface Mail {
-  to: string;
-  subject: string;
-  text: string;
-}
-
-export interface Mailer {
-  send(mail: Mail): Promise<void>;
-  close(): void;
-}
-
-/** Where mail goes out from (config.reservations): no SMTP_URL, no email. */
-export interface MailSettings {
-  smtpUrl?: string | undefined;
-  mailFrom: string;
-}
-
-/** Whether reservations send emails: only with an SMTP server (SMTP_URL). The pages say which. */
-export function sendsMail(settings: MailSettings): boolean {
-  return settings.smtpUrl !== undefined;
-}
-
-/** The mailer of the settings: none without SMTP_URL. */
-export function configuredMailer(settings: MailSettings): Mailer | undefined {
-  return settings.smtpUrl === undefined ? undefined : smtpMailer(settings.smtpUrl, settings.mailFrom);
-}
-
-/** Sends through the SMTP server of SMTP_URL (nodemailer), from MAIL_FROM. Plain text only. */
-export function smtpMailer(smtpUrl: string, from: string): Mailer {
-  const transport = nodemailer.createTransport(smtpUrl, { from });
-  return {
-    async send(mail) {
-      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
-    },
-    close: () => transport.close(),
-  };
-}
 
 export interface BookedMailFacts {
   reference: string;

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { sendsMail } from '../mail/transport.js';
 import { siteInfo } from '../web/layout.js';
 import type { ReservationContext, SessionPageRenderer } from './context.js';
 import { reservationErrorHandler } from './error-handler.js';
 import type { FormGuard } from './form-guard.js';
-import { configuredMailer } from './mail.js';
 import { bookingRoute } from './routes/booking.js';
 import { privateLinkRoutes } from './routes/private-link.js';
 
@@ -19,18 +19,16 @@ export interface ReservationOptions {
 
 /**
  * Reservations on the site: the session page's form is posted here, and each reservation has a
- * private page where it can be cancelled. Builds the mailer (none without SMTP_URL). Encapsulated: its body parser and its error pages apply to these routes only.
+ * private page where it can be cancelled; a booking's emails go to the outbox (src/mail/) in its
+ * transaction. Encapsulated: its body parser and its error pages apply to these routes only.
  */
 export async function registerReservations(app: FastifyInstance, options: ReservationOptions): Promise<void> {
-  const settings = app.config.reservations;
   const site = siteInfo(app.config);
-  const mailer = configuredMailer(settings);
-  if (mailer) app.addHook('onClose', async () => mailer.close());
   const context: ReservationContext = {
     site,
     guard: options.guard,
-    mailer,
-    paymentNote: settings.paymentNote,
+    mailEnabled: sendsMail(app.config.mail),
+    paymentNote: app.config.reservations.paymentNote,
     renderSessionPage: options.renderSessionPage,
   };
   await app.register(async (scope: FastifyInstance) => {

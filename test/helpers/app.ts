@@ -10,7 +10,8 @@ export const BASE_URL = 'https://stages.example.test';
 
 export function testConfig(env: Record<string, string> = {}): Config {
   // Rate limiting is off unless a test turns it on: suites send many requests from one address.
-  return loadConfig({ PUBLIC_BASE_URL: BASE_URL, LOG_LEVEL: 'silent', RATE_LIMIT: 'off', ...env });
+  // The jobs' worker does not poll: a test runs the due jobs when it chooses (app.jobs.drain()).
+  return loadConfig({ PUBLIC_BASE_URL: BASE_URL, LOG_LEVEL: 'silent', RATE_LIMIT: 'off', JOBS_POLL_MS: '0', ...env });
 }
 
 export function frozenClock(iso: string): Clock & { set(iso: string): void } {

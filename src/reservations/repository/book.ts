@@ -92,7 +92,9 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
           })
           .returning();
         const row = reservation as ReservationRow;
-        return { kind: 'booked', reservation: row, token: await addLink(tx, row.id) };
+        const booked = { reservation: row, token: await addLink(tx, row.id) };
+        await request.onBooked?.(tx, booked);
+        return { kind: 'booked', ...booked };
       });
     } catch (err) {
       // Two references out of 2^40 collided: draw another.

@@ -1,4 +1,5 @@
 import type { reservations } from '../../db/schema.js';
+import type { Tx } from '../../db/write.js';
 import type { ReservationDetails } from '../form.js';
 
 export type ReservationRow = typeof reservations.$inferSelect;
@@ -24,4 +25,9 @@ export interface BookingRequest {
   details: ReservationDetails;
   /** The form cookie of the booking browser (its hash is stored). */
   browser: string;
+  /**
+   * Runs in the booking's transaction once the place is taken and the reservation stored (its
+   * emails go to the outbox there); throwing undoes the booking.
+   */
+  onBooked?: (tx: Tx, booked: { reservation: ReservationRow; token: string }) => Promise<void>;
 }

@@ -4,7 +4,7 @@ import { sessionStatus } from '../../catalogue/session-status.js';
 import { dateIn } from '../../core/clock.js';
 import { sessionAt } from '../../web/components.js';
 import { errorAnswer, GUARD_NOTICES, htmlAnswer, isForm, notAForm, privatePath } from '../answers.js';
-import { sendBookedMails } from '../booked-mails.js';
+import { queueBookedMails } from '../booked-mails.js';
 import type { ReservationContext } from '../context.js';
 import { type FormState, readForm } from '../form.js';
 import { bookPlace } from '../repository.js';
@@ -29,7 +29,7 @@ function formAgain(
 ) {
   reply.header('referrer-policy', 'same-origin');
   const formToken = context.guard.tokenFor(request, reply);
-  const booking = { formToken, state, notice, mailEnabled: context.mailer !== undefined };
+  const booking = { formToken, state, notice, mailEnabled: context.mailEnabled };
   return htmlAnswer(reply, status, context.renderSessionPage(entry, booking));
 }
 
@@ -77,18 +77,17 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
       today: dateIn(app.clock.now(), entry.centre.timeZone),
       details: form.details,
       browser: guard.cookie(request) as string,
+      ...(context.mailEnabled
+        ? { onBooked: (tx, booked) => queueBookedMails(tx, context, { ...booked, entry, person: form.details }) }
+        : {}),
     });
+    // Its emails are committed: this instance's worker sends them now rather than at its next poll.
+    if (outcome.kind === 'booked') app.jobs.wake();
     // This instance shows the change before answering; the others follow within a second.
     await app.catalogue.refresh();
     const now = app.catalogue.snapshot.sessionsById.get(entry.record.id) ?? entry;
     switch (outcome.kind) {
       case 'booked':
-        void sendBookedMails(app, context, {
-          reservation: outcome.reservation,
-          token: outcome.token,
-          entry: now,
-          person: form.details,
-        });
         // An explicit fragment: without one, the browser would keep the form's (#reserver) on the redirect.
         return reply.redirect(`${privatePath(outcome.token)}#reservation`, 303);
       case 'again':

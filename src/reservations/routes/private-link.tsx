@@ -54,7 +54,7 @@ export function privateLinkRoutes(app: FastifyInstance, context: ReservationCont
           entry={entry}
           centre={centre}
           paymentNote={context.paymentNote}
-          mailEnabled={context.mailer !== undefined}
+          mailEnabled={context.mailEnabled}
           privateUrl={`${site.baseUrl}${privatePath(token)}`}
           cancel={cancel}
           notice={notice}

@@ -1,8 +1,8 @@
 import type { ArticleLibrary } from '../../articles/articles.js';
 import { sessionStatus } from '../../catalogue/session-status.js';
 import { dateIn } from '../../core/clock.js';
+import { sendsMail } from '../../mail/transport.js';
 import type { SessionPageRenderer } from '../../reservations/context.js';
-import { sendsMail } from '../../reservations/mail.js';
 import { sessionAt, sessionPath } from '../../web/components.js';
 import { renderPage } from '../../web/render.js';
 import { nearbySessions } from '../alternatives.js';
@@ -49,7 +49,7 @@ export function sessionPageRenderer({ app, site }: SiteContext, articles: Articl
 
 /** GET /stages/:id: a session's page, cached with a slot where each visitor's form token goes. */
 export function sessionRoute({ app, page }: SiteContext, renderSessionPage: SessionPageRenderer): void {
-  const mailEnabled = sendsMail(app.config.reservations);
+  const mailEnabled = sendsMail(app.config.mail);
   app.get(
     '/stages/:id',
     { schema: { hide: true } },

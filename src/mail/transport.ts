@@ -1,0 +1,39 @@
+import nodemailer from 'nodemailer';
+
+/** One plain-text email. */
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(mail: Mail): Promise<void>;
+  close(): void;
+}
+
+/** Where mail goes out from (config.mail): no SMTP_URL, no email. */
+export interface MailSettings {
+  smtpUrl?: string | undefined;
+  mailFrom: string;
+}
+
+/** Whether the service sends emails: only with an SMTP server (SMTP_URL). The pages say which. */
+export function sendsMail(settings: MailSettings): boolean {
+  return settings.smtpUrl !== undefined;
+}
+
+// Well within the jobs' lease (jobs/worker.ts), so that a hung server fails the try instead of
+// letting another instance send the same mail meanwhile. Nodemailer's own defaults go to 10 minutes.
+const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
+
+/** Sends through the SMTP server of SMTP_URL (nodemailer), from MAIL_FROM. Plain text only. */
+export function smtpMailer(smtpUrl: string, from: string): Mailer {
+  const transport = nodemailer.createTransport(smtpUrl, { from, ...TIMEOUTS });
+  return {
+    async send(mail) {
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+    close: () => transport.close(),
+  };
+}
