@@ -2,6 +2,7 @@ import { type FastifyServerOptions, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import { clientErrorHandler, frameworkErrors, requestIdFrom } from './client-errors.js';
+import { timeoutOptions } from './connections.js';
 import type { HtmlErrorPage } from './errors.js';
 
 export type LoggerOption = boolean | { level: string; stream?: { write(line: string): void } };
@@ -35,6 +36,8 @@ export function fastifyOptions(
     // One sampled line per request instead (http/request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 64 * 1024,
+    // How long a request may take to arrive, and a connection stay idle (http/connections.ts).
+    ...timeoutOptions(config.edge),
     // While shutting down, requests already on open connections are still answered (with
     // `Connection: close`, see http/lifecycle.ts) rather than refused with a 503.
     return503OnClosing: false,

@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { registerConnectionLimits } from './connections.js';
 import { type HtmlErrorPage, registerErrorHandling } from './errors.js';
 import { registerLifecycle } from './lifecycle.js';
 import { registerMetrics } from './metrics.js';
@@ -25,6 +26,7 @@ export async function registerHttp(app: FastifyInstance, options: HttpOptions): 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerLifecycle(app);
+  registerConnectionLimits(app, config.edge);
   registerRequestLog(app, config.logSampleReads);
   await registerMetrics(app, config.metrics !== undefined, options.knownTools);
   registerResponseHeaders(app, config.publicBaseUrl);
