@@ -76,7 +76,7 @@ export function registerErrorHandling(app: FastifyInstance, htmlPage?: HtmlError
     }
     if (err instanceof DomainError) return sendDomainError(reply, err, html);
     if (isDatabaseUnavailable(err)) {
-      request.log.warn({ err: err.message }, 'database unavailable; answered 503');
+      request.log.warn({ err }, 'database unavailable; answered 503');
       reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS);
       return sendProblem(
         reply,
