@@ -11,11 +11,8 @@ import {
 import { normaliseReference } from '../../reservations/secrets.js';
 import { AdminReservationSchema, reservationView } from '../response-schemas.js';
 import { uuidField } from '../schemas.js';
+import { blank, cursorQuery, instantOf, limitQuery } from './query.js';
 import { ADMIN_SECURITY, authResponses, IdParams, scopeOf, TAGS } from './shared.js';
-
-const blank = (v: unknown) => (v === '' ? undefined : v);
-
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\.([0-9a-f-]{36})$/;
 
 const ListQuery = z.object({
   sessionId: z.preprocess(blank, uuidField('sessionId').optional()),
@@ -34,13 +31,8 @@ const ListQuery = z.object({
       })
       .optional(),
   ),
-  limit: z.coerce
-    .number({ error: 'limit must be an integer from 1 to 500' })
-    .int({ error: 'limit must be an integer from 1 to 500' })
-    .min(1, { error: 'limit must be an integer from 1 to 500' })
-    .max(500, { error: 'limit must be an integer from 1 to 500' })
-    .default(100),
-  cursor: z.string().regex(CURSOR, { error: 'cursor must be the nextCursor of a previous page' }).optional(),
+  limit: limitQuery(500, 100),
+  cursor: cursorQuery(instantOf),
 });
 
 const auth = authResponses('An agent access token: reservations are for the centre and the operator only.');
@@ -107,12 +99,11 @@ export const reservationAdminRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/api/admin/reservations', { schema: listSchema }, async (request, reply) => {
     const q = request.query;
-    const cursor = q.cursor ? CURSOR.exec(q.cursor) : null;
     const rows = await listReservations(db, scopeOf(request), {
       sessionId: q.sessionId,
       status: q.status,
       reference: q.reference,
-      before: cursor ? { createdAt: new Date(cursor[1] as string), id: cursor[2] as string } : undefined,
+      before: q.cursor ? { createdAt: q.cursor.key, id: q.cursor.id } : undefined,
       limit: q.limit,
     });
     const last = rows.at(-1);
