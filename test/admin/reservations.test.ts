@@ -103,11 +103,11 @@ describe('the centre sees and handles its reservations through the partner API',
     expect(confirmed.statusCode).toBe(200);
     expect(confirmed.json()).toMatchObject({ status: 'confirmed' });
     expect((confirmed.json() as { confirmedAt: string }).confirmedAt).toMatch(/^\d{4}-/);
-    // Another centre's key: as if it did not exist.
+    // Another centre's key: the same 403 as for an id of nothing (test/admin/partner-scope.test.ts).
     const foreign = await patch(other.partner, 'cancelled');
-    expect(foreign.statusCode).toBe(404);
+    expect(foreign.statusCode).toBe(403);
     expect((await t.app.inject({ url: `/api/admin/reservations/${r?.id}`, headers: other.partner })).statusCode).toBe(
-      404,
+      403,
     );
     expect((await patch(keys.partner, 'pending')).statusCode).toBe(400);
 

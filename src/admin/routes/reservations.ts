@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DomainError } from '../../core/errors.js';
 import { problemResponse } from '../../http/problem.js';
 import {
   getReservation,
@@ -12,7 +11,7 @@ import { normaliseReference } from '../../reservations/secrets.js';
 import { AdminReservationSchema, reservationView } from '../response-schemas.js';
 import { uuidField } from '../schemas.js';
 import { blank, cursorQuery, instantOf, limitQuery } from './query.js';
-import { ADMIN_SECURITY, authResponses, IdParams, scopeOf, TAGS } from './shared.js';
+import { ADMIN_SECURITY, authResponses, IdParams, scopeOf, TAGS, unreachable, withinReach } from './shared.js';
 
 const ListQuery = z.object({
   sessionId: z.preprocess(blank, uuidField('sessionId').optional()),
@@ -35,7 +34,9 @@ const ListQuery = z.object({
   cursor: cursorQuery(instantOf),
 });
 
-const auth = authResponses('An agent access token: reservations are for the centre and the operator only.');
+const auth = authResponses(
+  'An agent access token (reservations are for the centre and the operator only), or a partner key and an id that is not of its centre (another centre’s, or nobody’s).',
+);
 
 const listSchema = {
   operationId: 'adminListReservations',
@@ -62,7 +63,7 @@ const getSchema = {
   params: IdParams,
   response: {
     200: AdminReservationSchema,
-    404: problemResponse('No reservation of yours has this id.'),
+    404: problemResponse('No reservation has this id (operator key).'),
     ...auth,
   },
 };
@@ -83,7 +84,7 @@ const patchSchema = {
   response: {
     200: AdminReservationSchema,
     400: problemResponse('Invalid body; `errors` names each field.'),
-    404: problemResponse('No reservation of yours has this id.'),
+    404: problemResponse('No reservation has this id (operator key).'),
     409: problemResponse('The reservation is cancelled.'),
     ...auth,
   },
@@ -91,7 +92,8 @@ const patchSchema = {
 
 /**
  * The reservations made on the site, for the centre that receives them (a partner key sees its
- * own centre's only; another centre's reservation is a 404, not a 403, so ids reveal nothing) and
+ * own centre's only; another centre's reservation and a missing one are the same 403, so ids
+ * reveal nothing) and
  * for the operator (an admin key sees all). Answers carry personal data: `Cache-Control: no-store`.
  */
 export const reservationAdminRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -115,12 +117,14 @@ export const reservationAdminRoutes: FastifyPluginAsyncZod = async (app) => {
     const row = await getReservation(db, request.params.id);
     const scope = scopeOf(request);
     if (!row || (scope.centreId !== null && row.centreId !== scope.centreId))
-      throw new DomainError(404, 'not_found', `No reservation of yours has the id ${request.params.id}.`);
+      throw unreachable(request, 'reservation', request.params.id);
     return reply.header('cache-control', 'no-store').send(reservationView(row));
   });
 
   app.patch('/api/admin/reservations/:id', { schema: patchSchema }, async (request, reply) => {
-    const row = await setReservationStatus(db, request.params.id, request.body.status, scopeOf(request));
+    const { id } = request.params;
+    const change = setReservationStatus(db, id, request.body.status, scopeOf(request));
+    const row = await withinReach(request, 'reservation', id, change);
     if (request.body.status === 'cancelled') await app.catalogue.refresh();
     return reply.header('cache-control', 'no-store').send(reservationView(row));
   });

@@ -7,7 +7,7 @@ import { getSession, listSessions, patchSession, putSession } from '../repositor
 import { AdminSessionSchema } from '../response-schemas.js';
 import { SESSION_STATUSES, SessionInputSchema, SessionPatchSchema, uuidField } from '../schemas.js';
 import { blank, cursorQuery, dateQuery, isDay, limitQuery } from './query.js';
-import { ADMIN_SECURITY, auth, IdParams, ifMatch, scopeOf, TAGS } from './shared.js';
+import { ADMIN_SECURITY, auth, IdParams, ifMatch, scopeOf, TAGS, unreachable, withinReach } from './shared.js';
 
 const ListQuery = z.object({
   centreId: z.preprocess(blank, uuidField('centreId').optional()),
@@ -115,10 +115,9 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/api/admin/sessions/:id', { schema: getSchema }, async (request, reply) => {
     const session = await getSession(db, request.params.id);
-    if (!session) throw new DomainError(404, 'not_found', `No session has the id ${request.params.id}.`);
     const scope = scopeOf(request);
-    if (scope.centreId !== null && session.centreId !== scope.centreId)
-      throw new DomainError(403, 'forbidden', "A partner key may only read its own centre's sessions.");
+    if (!session || (scope.centreId !== null && session.centreId !== scope.centreId))
+      throw unreachable(request, 'session', request.params.id);
     return reply.header('etag', etagOf(session)).header('cache-control', 'no-store').send(session);
   });
 
@@ -138,13 +137,12 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.patch('/api/admin/sessions/:id', { schema: patchSchema }, async (request, reply) => {
-    const session = await patchSession(
-      db,
-      request.params.id,
-      request.body,
-      scopeOf(request),
-      ifMatch(request),
-      validateMerged,
+    const { id } = request.params;
+    const session = await withinReach(
+      request,
+      'session',
+      id,
+      patchSession(db, id, request.body, scopeOf(request), ifMatch(request), validateMerged),
     );
     await served();
     return reply.header('etag', etagOf(session)).send(session);
