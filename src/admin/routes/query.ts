@@ -18,7 +18,7 @@ export function isDay(text: string): boolean {
 
 export function dateQuery(name: string) {
   const error = `${name} must be a date YYYY-MM-DD`;
-  return z.preprocess(blank, z.string({ error }).refine(isDay, { error }).optional());
+  return z.preprocess(blank, z.iso.date({ error }).refine(isDay, { error }).optional());
 }
 
 export function limitQuery(max: number, fallback: number) {
