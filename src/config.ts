@@ -13,6 +13,9 @@ const positiveInt = (name: string) =>
     .int(`${name} must be a whole number`)
     .min(1, `${name} must be at least 1`);
 
+/** A timeout: at most an hour (Node's timers take nothing above 2^31 - 1 ms, and read it as 1 ms). */
+const milliseconds = (name: string) => positiveInt(name).max(3_600_000, `${name} must be at most 3600000 (an hour)`);
+
 /** An absolute http(s) URL holding a placeholder, e.g. https://www.example.fr/stage/{id}. */
 const urlTemplate = (name: string, placeholder: string) =>
   z
@@ -95,6 +98,11 @@ const EnvSchema = z
     EVENTS_HEARTBEAT_SECONDS: positiveInt('EVENTS_HEARTBEAT_SECONDS').default(15),
     EVENTS_MAX_PER_ADDRESS: positiveInt('EVENTS_MAX_PER_ADDRESS').default(5),
     EVENTS_MAX_STREAMS: positiveInt('EVENTS_MAX_STREAMS').default(2000),
+    REQUEST_TIMEOUT_MS: milliseconds('REQUEST_TIMEOUT_MS').default(30_000),
+    HEADERS_TIMEOUT_MS: milliseconds('HEADERS_TIMEOUT_MS').optional(),
+    KEEP_ALIVE_TIMEOUT_MS: milliseconds('KEEP_ALIVE_TIMEOUT_MS').default(72_000),
+    IDLE_TIMEOUT_MS: milliseconds('IDLE_TIMEOUT_MS').default(120_000),
+    MAX_CONNECTIONS: positiveInt('MAX_CONNECTIONS').default(4096),
     RATE_LIMIT_REGISTER_PER_HOUR: positiveInt('RATE_LIMIT_REGISTER_PER_HOUR').default(5),
     RATE_LIMIT_RESERVATIONS_PER_HOUR: positiveInt('RATE_LIMIT_RESERVATIONS_PER_HOUR').default(5),
     RATE_LIMIT_REDIS_TIMEOUT_MS: positiveInt('RATE_LIMIT_REDIS_TIMEOUT_MS')
@@ -154,6 +162,11 @@ const EnvSchema = z
       }
     }
   })
+  // Node refuses a headers timeout longer than the whole request's.
+  .refine((env) => (env.HEADERS_TIMEOUT_MS ?? 0) <= env.REQUEST_TIMEOUT_MS, {
+    path: ['HEADERS_TIMEOUT_MS'],
+    error: 'HEADERS_TIMEOUT_MS must be at most REQUEST_TIMEOUT_MS: the headers are part of the request',
+  })
   .refine((env) => env.METRICS_PORT === undefined || env.METRICS_PORT !== env.PORT, {
     path: ['METRICS_PORT'],
     error: 'METRICS_PORT must differ from PORT: metrics are never served on the public port',
@@ -206,6 +219,14 @@ const EnvSchema = z
         heartbeatMs: env.EVENTS_HEARTBEAT_SECONDS * 1000,
         maxPerAddress: env.EVENTS_MAX_PER_ADDRESS,
         maxStreams: env.EVENTS_MAX_STREAMS,
+      },
+      /** What a client may hold at the edge: time to send a request, idle time, connections (http/connections.ts). */
+      edge: {
+        requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+        headersTimeoutMs: env.HEADERS_TIMEOUT_MS ?? Math.min(10_000, env.REQUEST_TIMEOUT_MS),
+        keepAliveTimeoutMs: env.KEEP_ALIVE_TIMEOUT_MS,
+        idleTimeoutMs: env.IDLE_TIMEOUT_MS,
+        maxConnections: env.MAX_CONNECTIONS,
       },
       /** Largest body POST /api/admin/import accepts. */
       importMaxBytes: env.IMPORT_MAX_MB * 1024 * 1024,

@@ -28,6 +28,8 @@ export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: numb
     app.get(
       '/api/stages/events',
       {
+        // The stream is quiet between heartbeats: the connection's idle timeout does not apply.
+        config: { longLived: true },
         schema: {
           operationId: 'streamStageChanges',
           summary: 'Stream changes of places, prices and status (Server-Sent Events)',

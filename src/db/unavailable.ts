@@ -51,22 +51,3 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
-
-/**
- * The innermost error of a chain, as safe to log where statements carry personal data: Drizzle's
- * wrapper quotes the statement and its parameters in its message; the driver's own error below it
- * says what happened (its code and message name no row values; PostgreSQL keeps those in `detail`).
- */
-export function rootCause(err: unknown): { code?: string; message: string } {
-  let current: unknown = err;
-  for (let i = 0; i < 10; i++) {
-    const cause = (current as { cause?: unknown } | undefined)?.cause;
-    if (!(cause instanceof Error)) break;
-    current = cause;
-  }
-  const code = (current as { code?: unknown } | undefined)?.code;
-  return {
-    ...(typeof code === 'string' ? { code } : {}),
-    message: current instanceof Error ? current.message : String(current),
-  };
-}

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isPublicApiPath } from './cors.js';
 import { type HtmlErrorPage, wantsHtml } from './errors.js';
 import { PROBLEM_CONTENT_TYPE, problem, sendProblem } from './problem.js';
 import { HTML_CSP, securityHeaders } from './security-headers.js';
 
 /*
  * Requests refused before any route or hook runs still get what every response promises:
- * problem+json, the security headers, CORS headers and a request id. Two places: requests Node's
+ * problem+json, the security headers, CORS headers (on the public API, http/cors.ts) and a request id. Two places: requests Node's
  * HTTP parser rejects (raw socket, no Fastify request at all), and URLs Fastify's router cannot
  * decode (a Fastify reply, but no hook has run).
  */
@@ -69,7 +70,7 @@ export function clientErrorHandler(publicBaseUrl: string) {
 export function frameworkErrors(publicBaseUrl: string, htmlPage?: HtmlErrorPage) {
   const security = securityHeaders(publicBaseUrl);
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    reply.headers({ ...security, ...CORS_HEADERS, 'x-request-id': request.id });
+    reply.headers({ ...security, ...(isPublicApiPath(request.url) ? CORS_HEADERS : {}), 'x-request-id': request.id });
     // A browser following a mangled link to the site gets the site's page, as everywhere else.
     if (htmlPage && wantsHtml(request)) {
       const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;

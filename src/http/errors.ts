@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../core/errors.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/unavailable.js';
+import { withoutCorsOffApi } from './cors.js';
 import { type ParameterError, problem, sendProblem } from './problem.js';
 
 /** Fastify's own client-error codes and the problem code each becomes. */
@@ -76,7 +77,7 @@ export function registerErrorHandling(app: FastifyInstance, htmlPage?: HtmlError
     }
     if (err instanceof DomainError) return sendDomainError(reply, err, html);
     if (isDatabaseUnavailable(err)) {
-      request.log.warn({ err: err.message }, 'database unavailable; answered 503');
+      request.log.warn({ err }, 'database unavailable; answered 503');
       reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS);
       return sendProblem(
         reply,
@@ -102,6 +103,7 @@ export function registerErrorHandling(app: FastifyInstance, htmlPage?: HtmlError
   app.setNotFoundHandler(async (request, reply) => {
     // Misses cost the caller a request too: probing paths is not free.
     await request.server.chargeRateLimit?.(request, reply);
+    withoutCorsOffApi(reply, request.url);
     const path = request.url.split('?')[0] ?? '/';
     const allow = allowedMethods(app, path);
     if (allow.length > 0) {

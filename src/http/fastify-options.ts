@@ -1,10 +1,22 @@
 import { type FastifyServerOptions, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
+import { loggableError } from '../core/loggable-error.js';
 import { clientErrorHandler, frameworkErrors, requestIdFrom } from './client-errors.js';
+import { timeoutOptions } from './connections.js';
 import type { HtmlErrorPage } from './errors.js';
 
 export type LoggerOption = boolean | { level: string; stream?: { write(line: string): void } };
+
+/** The logger, at its level, with the one error serialiser: class and code, never SQL or its parameters. */
+function loggerOptions(config: Config, logger: LoggerOption | undefined): FastifyServerOptions['logger'] {
+  if (logger === false) return false;
+  const base = typeof logger === 'object' ? logger : { level: config.logLevel };
+  // Fastify types `err` as pino's serialiser (message and stack always); ours omits the message
+  // of database errors, on purpose.
+  const err = loggableError as (err: Error) => { type: string; message: string; stack: string };
+  return { ...base, serializers: { err } };
+}
 
 /** A hop count trusts that many proxies nearest the server; a list trusts those addresses and ranges. */
 function trustProxySetting(setting: number | string[]): string[] | ((address: string, hop: number) => boolean) {
@@ -26,7 +38,7 @@ export function fastifyOptions(
   htmlErrorPage: HtmlErrorPage | undefined,
 ): FastifyServerOptions {
   return {
-    logger: logger ?? { level: config.logLevel },
+    logger: loggerOptions(config, logger),
     // The caller's x-request-id is kept only when short and plain: it is echoed and logged.
     requestIdHeader: false,
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),
@@ -35,6 +47,8 @@ export function fastifyOptions(
     // One sampled line per request instead (http/request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 64 * 1024,
+    // How long a request may take to arrive, and a connection stay idle (http/connections.ts).
+    ...timeoutOptions(config.edge),
     // While shutting down, requests already on open connections are still answered (with
     // `Connection: close`, see http/lifecycle.ts) rather than refused with a 503.
     return503OnClosing: false,

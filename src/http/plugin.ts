@@ -1,6 +1,7 @@
-import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { registerConnectionLimits } from './connections.js';
+import { registerCors } from './cors.js';
 import { type HtmlErrorPage, registerErrorHandling } from './errors.js';
 import { registerLifecycle } from './lifecycle.js';
 import { registerMetrics } from './metrics.js';
@@ -25,27 +26,11 @@ export async function registerHttp(app: FastifyInstance, options: HttpOptions): 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerLifecycle(app);
+  registerConnectionLimits(app, config.edge);
   registerRequestLog(app, config.logSampleReads);
   await registerMetrics(app, config.metrics !== undefined, options.knownTools);
   registerResponseHeaders(app, config.publicBaseUrl);
-  await app.register(cors, {
-    origin: '*',
-    methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-    exposedHeaders: [
-      'x-request-id',
-      'retry-after',
-      'ratelimit-limit',
-      'ratelimit-remaining',
-      'ratelimit-reset',
-      'www-authenticate',
-      'link',
-      'etag',
-    ],
-    maxAge: 86_400,
-    // A bare OPTIONS (no preflight headers) gets an ordinary 204 with the CORS headers, not a
-    // plain-text 400.
-    strictPreflight: false,
-  });
+  await registerCors(app); // on the public API's paths only
   registerErrorHandling(app, options.htmlErrorPage);
   await registerRateLimit(app, config);
 }

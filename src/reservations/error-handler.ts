@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, rootCause } from '../db/unavailable.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import type { SiteInfo } from '../web/layout.js';
 import { errorAnswer, notAForm } from './answers.js';
 
@@ -10,8 +10,8 @@ import { errorAnswer, notAForm } from './answers.js';
 export function reservationErrorHandler(site: SiteInfo) {
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isDatabaseUnavailable(err)) {
-      // Never the wrapper's message: it quotes the statement's parameters (names, email, phone).
-      request.log.warn({ cause: rootCause(err) }, 'database unavailable; reservation page answered 503');
+      // Its class and code only (core/loggable-error.ts): the statement's parameters hold names, email, phone.
+      request.log.warn({ err }, 'database unavailable; reservation page answered 503');
       return errorAnswer(
         reply.header('retry-after', 5),
         site,
@@ -36,7 +36,7 @@ export function reservationErrorHandler(site: SiteInfo) {
         err.statusCode,
         'Cette demande n’a pas pu être traitée. Rien n’a été enregistré.',
       );
-    request.log.error({ cause: rootCause(err) }, 'reservation failed');
+    request.log.error({ err }, 'reservation failed');
     return errorAnswer(
       reply,
       site,

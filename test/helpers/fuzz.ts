@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { DOCS_CSP } from '../../src/docs/routes.js';
+import { isPublicApiPath } from '../../src/http/cors.js';
 import { API_CSP, HTML_CSP } from '../../src/http/security-headers.js';
 
 /*
@@ -90,7 +91,7 @@ function expectedPolicies(type: string): string[] {
 export type Door = 'problem' | 'oauth' | 'jsonrpc' | 'page';
 
 /**
- * What every answer promises: never a 5xx, the security headers, CORS and a request id; an error
+ * What every answer promises: never a 5xx, the security headers, CORS (on the public API) and a request id; an error
  * in its door's documented format, with no internals and no echo of `secrets`.
  */
 export function expectCleanAnswer(
@@ -106,7 +107,10 @@ export function expectCleanAnswer(
   const csp = res.headers['content-security-policy'];
   expect(expectedPolicies(String(res.headers['content-type'] ?? '')), 'content-security-policy').toContain(csp);
   expect(res.headers['x-request-id'], 'x-request-id').toMatch(/^[0-9a-f-]{36}$/);
-  if (cors) expect(res.headers['access-control-allow-origin'], 'CORS').toBe('*');
+  // CORS on the public API only: pages, private links and unknown paths elsewhere carry none.
+  const url = (res.raw.req as { url?: string }).url ?? '';
+  if (cors)
+    expect(res.headers['access-control-allow-origin'], `CORS on ${url}`).toBe(isPublicApiPath(url) ? '*' : undefined);
   const type = String(res.headers['content-type'] ?? '');
   if (res.statusCode >= 400) {
     if (door === 'problem') {

@@ -1,17 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { DomainError } from '../../core/errors.js';
 import { problemResponse } from '../../http/problem.js';
 import { getCentre, putCentre } from '../repository/centres.js';
 import { etagOf } from '../repository/etag.js';
 import { AdminCentreSchema } from '../response-schemas.js';
 import { CentreInputSchema } from '../schemas.js';
-import { ADMIN_SECURITY, auth, IdParams, ifMatch, scopeOf, TAGS } from './shared.js';
-
-const requireAdmin = async (request: FastifyRequest) => {
-  if (request.identity.kind === 'apiKey' && request.identity.role !== 'admin')
-    throw new DomainError(403, 'forbidden', 'Only an operator key (role admin) may do this.');
-};
+import { ADMIN_SECURITY, auth, IdParams, ifMatch, requireOperator, scopeOf, TAGS, unreachable } from './shared.js';
 
 /** /api/admin/centres/{id}: a partner reads its own centre; only the operator writes centres. */
 export const centreRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -33,10 +26,11 @@ export const centreRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const scope = scopeOf(request);
-      if (scope.centreId !== null && scope.centreId !== request.params.id)
-        throw new DomainError(403, 'forbidden', 'A partner key may only read its own centre.');
-      const centre = await getCentre(db, request.params.id);
-      if (!centre) throw new DomainError(404, 'not_found', `No centre has the id ${request.params.id}.`);
+      const centre =
+        scope.centreId === null || scope.centreId === request.params.id
+          ? await getCentre(db, request.params.id)
+          : undefined;
+      if (!centre) throw unreachable(request, 'centre', request.params.id);
       return reply.header('etag', etagOf(centre)).header('cache-control', 'no-store').send(centre);
     },
   );
@@ -44,7 +38,8 @@ export const centreRoutes: FastifyPluginAsyncZod = async (app) => {
   app.put(
     '/api/admin/centres/:id',
     {
-      preHandler: requireAdmin,
+      // Refused before its id and body are read or validated: a partner learns nothing here.
+      onRequest: requireOperator,
       schema: {
         operationId: 'adminPutCentre',
         summary: 'Create or replace a centre (operator key)',

@@ -7,7 +7,7 @@ import { etagOf } from '../repository/etag.js';
 import { changePlaces } from '../repository/places.js';
 import { AdminSessionSchema } from '../response-schemas.js';
 import { PlacesChangeSchema } from '../schemas.js';
-import { ADMIN_SECURITY, auth, IdParams, scopeOf, TAGS } from './shared.js';
+import { ADMIN_SECURITY, auth, IdParams, scopeOf, TAGS, withinReach } from './shared.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -47,20 +47,20 @@ export const placesRoutes: FastifyPluginAsyncZod = async (app) => {
         throw new DomainError(400, 'invalid_parameters', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', [
           { name: 'Idempotency-Key', reason: 'must be 1 to 255 visible ASCII characters' },
         ]);
-      const { session, replayed } = await changePlaces(
-        db,
-        request.params.id,
-        request.body.change,
-        scopeOf(request),
+      const { id } = request.params;
+      const idempotency =
         key !== undefined && identity.kind === 'apiKey'
           ? {
               apiKeyId: identity.keyId,
               key,
-              requestHash: createHash('sha256')
-                .update(`${request.params.id}\u0000${request.body.change}`)
-                .digest('base64url'),
+              requestHash: createHash('sha256').update(`${id}\u0000${request.body.change}`).digest('base64url'),
             }
-          : undefined,
+          : undefined;
+      const { session, replayed } = await withinReach(
+        request,
+        'session',
+        id,
+        changePlaces(db, id, request.body.change, scopeOf(request), idempotency),
       );
       // The answer waits until this instance serves the change, so that the writer reads its own write.
       if (!replayed) await app.catalogue.refresh();

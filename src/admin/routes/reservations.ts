@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DomainError } from '../../core/errors.js';
 import { problemResponse } from '../../http/problem.js';
 import {
   getReservation,
@@ -11,11 +10,8 @@ import {
 import { normaliseReference } from '../../reservations/secrets.js';
 import { AdminReservationSchema, reservationView } from '../response-schemas.js';
 import { uuidField } from '../schemas.js';
-import { ADMIN_SECURITY, authResponses, IdParams, scopeOf, TAGS } from './shared.js';
-
-const blank = (v: unknown) => (v === '' ? undefined : v);
-
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\.([0-9a-f-]{36})$/;
+import { blank, cursorQuery, instantOf, limitQuery } from './query.js';
+import { ADMIN_SECURITY, authResponses, IdParams, scopeOf, TAGS, unreachable, withinReach } from './shared.js';
 
 const ListQuery = z.object({
   sessionId: z.preprocess(blank, uuidField('sessionId').optional()),
@@ -34,16 +30,13 @@ const ListQuery = z.object({
       })
       .optional(),
   ),
-  limit: z.coerce
-    .number({ error: 'limit must be an integer from 1 to 500' })
-    .int({ error: 'limit must be an integer from 1 to 500' })
-    .min(1, { error: 'limit must be an integer from 1 to 500' })
-    .max(500, { error: 'limit must be an integer from 1 to 500' })
-    .default(100),
-  cursor: z.string().regex(CURSOR, { error: 'cursor must be the nextCursor of a previous page' }).optional(),
+  limit: limitQuery(500, 100),
+  cursor: cursorQuery(instantOf),
 });
 
-const auth = authResponses('An agent access token: reservations are for the centre and the operator only.');
+const auth = authResponses(
+  'An agent access token (reservations are for the centre and the operator only), or a partner key and an id that is not of its centre (another centre’s, or nobody’s).',
+);
 
 const listSchema = {
   operationId: 'adminListReservations',
@@ -70,7 +63,7 @@ const getSchema = {
   params: IdParams,
   response: {
     200: AdminReservationSchema,
-    404: problemResponse('No reservation of yours has this id.'),
+    404: problemResponse('No reservation has this id (operator key).'),
     ...auth,
   },
 };
@@ -91,7 +84,7 @@ const patchSchema = {
   response: {
     200: AdminReservationSchema,
     400: problemResponse('Invalid body; `errors` names each field.'),
-    404: problemResponse('No reservation of yours has this id.'),
+    404: problemResponse('No reservation has this id (operator key).'),
     409: problemResponse('The reservation is cancelled.'),
     ...auth,
   },
@@ -99,7 +92,8 @@ const patchSchema = {
 
 /**
  * The reservations made on the site, for the centre that receives them (a partner key sees its
- * own centre's only; another centre's reservation is a 404, not a 403, so ids reveal nothing) and
+ * own centre's only; another centre's reservation and a missing one are the same 403, so ids
+ * reveal nothing) and
  * for the operator (an admin key sees all). Answers carry personal data: `Cache-Control: no-store`.
  */
 export const reservationAdminRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -107,12 +101,11 @@ export const reservationAdminRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/api/admin/reservations', { schema: listSchema }, async (request, reply) => {
     const q = request.query;
-    const cursor = q.cursor ? CURSOR.exec(q.cursor) : null;
     const rows = await listReservations(db, scopeOf(request), {
       sessionId: q.sessionId,
       status: q.status,
       reference: q.reference,
-      before: cursor ? { createdAt: new Date(cursor[1] as string), id: cursor[2] as string } : undefined,
+      before: q.cursor ? { createdAt: q.cursor.key, id: q.cursor.id } : undefined,
       limit: q.limit,
     });
     const last = rows.at(-1);
@@ -124,12 +117,14 @@ export const reservationAdminRoutes: FastifyPluginAsyncZod = async (app) => {
     const row = await getReservation(db, request.params.id);
     const scope = scopeOf(request);
     if (!row || (scope.centreId !== null && row.centreId !== scope.centreId))
-      throw new DomainError(404, 'not_found', `No reservation of yours has the id ${request.params.id}.`);
+      throw unreachable(request, 'reservation', request.params.id);
     return reply.header('cache-control', 'no-store').send(reservationView(row));
   });
 
   app.patch('/api/admin/reservations/:id', { schema: patchSchema }, async (request, reply) => {
-    const row = await setReservationStatus(db, request.params.id, request.body.status, scopeOf(request));
+    const { id } = request.params;
+    const change = setReservationStatus(db, id, request.body.status, scopeOf(request));
+    const row = await withinReach(request, 'reservation', id, change);
     if (request.body.status === 'cancelled') await app.catalogue.refresh();
     return reply.header('cache-control', 'no-store').send(reservationView(row));
   });

@@ -6,25 +6,16 @@ import { etagOf } from '../repository/etag.js';
 import { getSession, listSessions, patchSession, putSession } from '../repository/sessions.js';
 import { AdminSessionSchema } from '../response-schemas.js';
 import { SESSION_STATUSES, SessionInputSchema, SessionPatchSchema, uuidField } from '../schemas.js';
-import { ADMIN_SECURITY, auth, IdParams, ifMatch, scopeOf, TAGS } from './shared.js';
-
-const blank = (v: unknown) => (v === '' ? undefined : v);
+import { blank, cursorQuery, dateQuery, isDay, limitQuery } from './query.js';
+import { ADMIN_SECURITY, auth, IdParams, ifMatch, scopeOf, TAGS, unreachable, withinReach } from './shared.js';
 
 const ListQuery = z.object({
   centreId: z.preprocess(blank, uuidField('centreId').optional()),
-  from: z.preprocess(blank, z.iso.date({ error: 'from must be a date YYYY-MM-DD' }).optional()),
-  to: z.preprocess(blank, z.iso.date({ error: 'to must be a date YYYY-MM-DD' }).optional()),
+  from: dateQuery('from'),
+  to: dateQuery('to'),
   status: z.preprocess(blank, z.enum(SESSION_STATUSES, { error: 'status must be scheduled or cancelled' }).optional()),
-  limit: z.coerce
-    .number({ error: 'limit must be an integer from 1 to 1000' })
-    .int({ error: 'limit must be an integer from 1 to 1000' })
-    .min(1, { error: 'limit must be an integer from 1 to 1000' })
-    .max(1000, { error: 'limit must be an integer from 1 to 1000' })
-    .default(100),
-  cursor: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}\.[0-9a-f-]{36}$/, { error: 'cursor must be the nextCursor of a previous page' })
-    .optional(),
+  limit: limitQuery(1000, 100),
+  cursor: cursorQuery((day) => (isDay(day) ? day : undefined)),
 });
 
 /** A patched session is checked like a whole one: each zod issue names its field. */
@@ -109,13 +100,12 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
     const q = request.query;
     if (scope.centreId !== null && q.centreId !== undefined && q.centreId !== scope.centreId)
       throw new DomainError(403, 'forbidden', "A partner key may only list its own centre's sessions.");
-    const [day1, id] = q.cursor ? (q.cursor.split('.') as [string, string]) : [];
     const data = await listSessions(db, {
       centreId: scope.centreId ?? q.centreId,
       from: q.from,
       to: q.to,
       status: q.status,
-      after: day1 && id ? { day1, id } : undefined,
+      after: q.cursor ? { day1: q.cursor.key, id: q.cursor.id } : undefined,
       limit: q.limit,
     });
     const last = data.at(-1);
@@ -125,10 +115,9 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/api/admin/sessions/:id', { schema: getSchema }, async (request, reply) => {
     const session = await getSession(db, request.params.id);
-    if (!session) throw new DomainError(404, 'not_found', `No session has the id ${request.params.id}.`);
     const scope = scopeOf(request);
-    if (scope.centreId !== null && session.centreId !== scope.centreId)
-      throw new DomainError(403, 'forbidden', "A partner key may only read its own centre's sessions.");
+    if (!session || (scope.centreId !== null && session.centreId !== scope.centreId))
+      throw unreachable(request, 'session', request.params.id);
     return reply.header('etag', etagOf(session)).header('cache-control', 'no-store').send(session);
   });
 
@@ -148,13 +137,12 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.patch('/api/admin/sessions/:id', { schema: patchSchema }, async (request, reply) => {
-    const session = await patchSession(
-      db,
-      request.params.id,
-      request.body,
-      scopeOf(request),
-      ifMatch(request),
-      validateMerged,
+    const { id } = request.params;
+    const session = await withinReach(
+      request,
+      'session',
+      id,
+      patchSession(db, id, request.body, scopeOf(request), ifMatch(request), validateMerged),
     );
     await served();
     return reply.header('etag', etagOf(session)).send(session);

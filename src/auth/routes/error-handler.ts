@@ -42,7 +42,7 @@ export function handleOAuthErrors(app: FastifyInstance): void {
     if (err instanceof OAuthError) return sendOAuthError(reply, err);
     if (isDatabaseUnavailable(err)) {
       // RFC 6749 §5.2 has no 503 error code; temporarily_unavailable (§4.1.2.1) says "retry later".
-      request.log.warn({ err: err.message }, 'database unavailable; answered 503');
+      request.log.warn({ err }, 'database unavailable; answered 503');
       reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS);
       return sendOAuthError(
         reply,

@@ -175,7 +175,7 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it('answers a URL the router cannot decode with problem+json and the promised headers', async () => {
-    const res = await t.app.inject('/%');
+    const res = await t.app.inject('/api/stages/%');
     expect(res.statusCode).toBe(400);
     expectPromisedHeaders(res.headers);
     expect(res.json()).toMatchObject({ status: 400, code: 'bad_url' });
