@@ -24,6 +24,11 @@ describe('configuration', () => {
     expect(loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: '1000' }).rateLimit.redisTimeoutMs).toBe(1000);
   });
 
+  it('takes imports of up to 20,000 records, unless IMPORT_MAX_RECORDS says', () => {
+    expect(loadConfig({}).importMaxRecords).toBe(20_000);
+    expect(loadConfig({ IMPORT_MAX_RECORDS: '50000' }).importMaxRecords).toBe(50_000);
+  });
+
   it('selects PostgreSQL with DATABASE_URL and turns the demo off with DEMO_CATALOGUE=false', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', DEMO_CATALOGUE: 'false' });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
@@ -40,6 +45,8 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ RATE_LIMIT_REDIS_TIMEOUT_MS: '0' }, 'RATE_LIMIT_REDIS_TIMEOUT_MS'],
     [{ RATE_LIMIT_REDIS_TIMEOUT_MS: '3000000000' }, 'RATE_LIMIT_REDIS_TIMEOUT_MS'],
+    [{ IMPORT_MAX_RECORDS: '0' }, 'IMPORT_MAX_RECORDS'],
+    [{ IMPORT_MAX_RECORDS: '1000001' }, 'IMPORT_MAX_RECORDS'],
   ])('rejects %o naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));
