@@ -94,7 +94,7 @@ const EnvSchema = z
     IMPORT_MAX_MB: positiveInt('IMPORT_MAX_MB').default(32),
     IMPORT_MAX_RECORDS: positiveInt('IMPORT_MAX_RECORDS')
       .max(1_000_000, 'IMPORT_MAX_RECORDS must be at most 1000000')
-      .default(20_000),
+      .default(50_000),
     EVENTS_HEARTBEAT_SECONDS: positiveInt('EVENTS_HEARTBEAT_SECONDS').default(15),
     EVENTS_MAX_PER_ADDRESS: positiveInt('EVENTS_MAX_PER_ADDRESS').default(5),
     EVENTS_MAX_STREAMS: positiveInt('EVENTS_MAX_STREAMS').default(2000),

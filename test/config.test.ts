@@ -24,9 +24,9 @@ describe('configuration', () => {
     expect(loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: '1000' }).rateLimit.redisTimeoutMs).toBe(1000);
   });
 
-  it('takes imports of up to 20,000 records, unless IMPORT_MAX_RECORDS says', () => {
-    expect(loadConfig({}).importMaxRecords).toBe(20_000);
-    expect(loadConfig({ IMPORT_MAX_RECORDS: '50000' }).importMaxRecords).toBe(50_000);
+  it('takes imports of up to 50,000 records, unless IMPORT_MAX_RECORDS says', () => {
+    expect(loadConfig({}).importMaxRecords).toBe(50_000);
+    expect(loadConfig({ IMPORT_MAX_RECORDS: '100000' }).importMaxRecords).toBe(100_000);
   });
 
   it('selects PostgreSQL with DATABASE_URL and turns the demo off with DEMO_CATALOGUE=false', () => {

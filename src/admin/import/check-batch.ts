@@ -65,7 +65,7 @@ function checkRecord(r: ImportRecord, seen: Record<Kind, Map<string, number>>, i
 /**
  * Checks every record alone and against the rest of the batch: ids given twice, unique values
  * (slug, approval number, course number) given to two records, and what a partner key may import.
- * A slice at a time (pace.ts): checking 20,000 records takes about a second.
+ * A slice at a time (pace.ts): checking 20,000 records takes a second or more.
  */
 export async function checkBatch(
   records: readonly ImportRecord[],

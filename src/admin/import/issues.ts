@@ -5,7 +5,7 @@ export const MAX_LISTED_ISSUES = 100;
 
 /**
  * The issues of a batch: every one counted, the first MAX_LISTED_ISSUES in record order kept.
- * A file of 20,000 bad records has hundreds of thousands of issues; listing them all made answers
+ * A file of 50,000 bad records has hundreds of thousands of issues; listing them all made answers
  * of megabytes and kept an object per issue alive until the answer was sent.
  */
 export class IssueList {

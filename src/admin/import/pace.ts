@@ -4,8 +4,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 const SLICE_MS = 10;
 
 /**
- * Gives the event loop back between slices of an import's work: a batch of 20,000 records takes
- * a second or more to read and check, and the instance must go on answering meanwhile. Call
+ * Gives the event loop back between slices of an import's work: a batch of 50,000 records takes
+ * seconds to read and check, and the instance must go on answering meanwhile. Call
  * `tick()` once per unit of work (a record, a chunk of text); it resolves at once while the slice
  * lasts, and after a turn of the event loop once it has run SLICE_MS.
  */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DomainError, type FieldError } from '../../core/errors.js';
 import type { CentreInput, SessionInput } from '../schemas.js';
 import type { IssueList } from './issues.js';
@@ -91,12 +92,23 @@ export function issueAt(record: ImportRecord, field: string, reason: string, id?
   };
 }
 
-/** Rows are read and written this many at a time (bound parameters stay well under PostgreSQL's limit). */
-export const CHUNK = 500;
+/**
+ * Rows are read and written this many at a time: bound parameters stay well under PostgreSQL's limit,
+ * and on the embedded database each chunk (built and run within one turn of the event loop) stays
+ * a few tens of milliseconds.
+ */
+export const CHUNK = 100;
 
-/** Runs `query` on each chunk of `values` and joins the rows. */
+/**
+ * Runs `query` on each chunk of `values` and joins the rows, with a turn of the event loop between
+ * chunks: the embedded database answers within the same turn (its queries are promises that never
+ * wait on I/O), so a batch's queries would otherwise hold the event loop from first to last.
+ */
 export async function inChunks<T>(values: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
   const out: T[] = [];
-  for (let i = 0; i < values.length; i += CHUNK) out.push(...(await query(values.slice(i, i + CHUNK))));
+  for (let i = 0; i < values.length; i += CHUNK) {
+    if (i > 0) await nextTurn();
+    out.push(...(await query(values.slice(i, i + CHUNK))));
+  }
   return out;
 }

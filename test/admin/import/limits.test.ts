@@ -91,7 +91,7 @@ describe('IMPORT_MAX_RECORDS', () => {
 describe('the issues of a refused batch', () => {
   it('lists the first 100 of 200,000 bad NDJSON lines, with their count, in a small answer', async () => {
     const body = 'x\n'.repeat(200_000);
-    // Under the default limit, so many lines are refused at line 20,001.
+    // Under the default limit (50,000), so many lines are refused at line 50,001.
     const limited = await post(apps[0] as TestApp, body, 'ndjson');
     expect(limited.statusCode).toBe(413);
     expect(limited.json().code).toBe('too_many_records');

@@ -39,7 +39,7 @@ describe('an import of 16.7 million records under IMPORT_MAX_MB', () => {
     expect(res.json()).toMatchObject({
       status: 413,
       code: 'too_many_records',
-      detail: expect.stringMatching(/more than 20000 records.*IMPORT_MAX_RECORDS/),
+      detail: expect.stringMatching(/more than 50000 records.*IMPORT_MAX_RECORDS/),
     });
     expect(res.body.length).toBeLessThan(1000);
   });
