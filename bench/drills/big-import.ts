@@ -19,7 +19,7 @@
  * Options: DRILL_SERVICE_DIR (another checkout to drill, e.g. /work/main for the previous build;
  * default this one; it must be built), DRILL_PHASES (comma-separated names), DRILL_PORT (4595).
  */
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -49,6 +49,9 @@ function memory(pid: number): { rss: number; peak: number } | undefined {
   return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
 }
 
+/** A child killed by a signal (out of memory) has no exit code, only a signal code. */
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
 async function startServer() {
   const child = spawn(process.execPath, ['dist/server.js'], {
     cwd: SERVICE_DIR,
@@ -65,7 +68,7 @@ async function startServer() {
       () => false,
     );
     if (ok) return { child, stderr: () => stderr };
-    if (child.exitCode !== null) throw new Error(`the service exited: ${stderr}`);
+    if (!running(child)) throw new Error(`the service exited: ${stderr}`);
     await sleep(25);
   }
   throw new Error('the service did not become healthy');
@@ -167,7 +170,7 @@ async function drill(phase: Phase, key: string) {
   const later = memory(pid);
   const alive = later !== undefined;
   server.child.kill('SIGTERM');
-  await new Promise((r) => (server.child.exitCode === null ? server.child.once('exit', r) : r(null)));
+  await new Promise((r) => (running(server.child) ? server.child.once('exit', r) : r(null)));
   const code = /"code":"([a-z_]+)"/.exec(answer.text)?.[1] ?? '';
   const errorCount = /"errorCount":(\d+)/.exec(answer.text)?.[1];
   return {
