@@ -9,6 +9,12 @@ import { defineConfig } from 'vitest/config';
  */
 const INTEROP = ['test/system/browser/**/*.test.ts', 'test/system/clients/**/*.test.ts'];
 
+/**
+ * Suites that need no particular database and are too heavy to run twice (a 32 MB import body):
+ * on PGlite only.
+ */
+const ONCE = ['test/admin/import/record-limit.test.ts'];
+
 // Each project says what it includes: the root's list would be added to theirs.
 const ALL = ['test/**/*.test.ts'];
 
@@ -46,7 +52,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ALL,
-          exclude: INTEROP,
+          exclude: [...INTEROP, ...ONCE],
           env: { TEST_DB: 'postgres' },
           globalSetup: ['test/setup/postgres.ts'],
         },

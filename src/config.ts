@@ -95,6 +95,9 @@ const EnvSchema = z
     RATE_LIMIT_TOKEN: positiveInt('RATE_LIMIT_TOKEN').default(20),
     RATE_LIMIT_ADMIN: positiveInt('RATE_LIMIT_ADMIN').default(1200),
     IMPORT_MAX_MB: positiveInt('IMPORT_MAX_MB').default(32),
+    IMPORT_MAX_RECORDS: positiveInt('IMPORT_MAX_RECORDS')
+      .max(1_000_000, 'IMPORT_MAX_RECORDS must be at most 1000000')
+      .default(50_000),
     EVENTS_HEARTBEAT_SECONDS: positiveInt('EVENTS_HEARTBEAT_SECONDS').default(15),
     EVENTS_MAX_PER_ADDRESS: positiveInt('EVENTS_MAX_PER_ADDRESS').default(5),
     EVENTS_MAX_STREAMS: positiveInt('EVENTS_MAX_STREAMS').default(2000),
@@ -230,6 +233,8 @@ const EnvSchema = z
       },
       /** Largest body POST /api/admin/import accepts. */
       importMaxBytes: env.IMPORT_MAX_MB * 1024 * 1024,
+      /** Most records one import takes (HTTP and command line); past it, refused before the rest is read. */
+      importMaxRecords: env.IMPORT_MAX_RECORDS,
       /** Where every email goes out (none without SMTP_URL), through the outbox (src/mail/). */
       mail: {
         smtpUrl: env.SMTP_URL,

@@ -30,6 +30,11 @@ describe('configuration', () => {
     expect(c.jobs).toEqual({ pollMs: 0, maxAttempts: 3, failedRetentionMs: 30 * 86_400_000 });
   });
 
+  it('takes imports of up to 50,000 records, unless IMPORT_MAX_RECORDS says', () => {
+    expect(loadConfig({}).importMaxRecords).toBe(50_000);
+    expect(loadConfig({ IMPORT_MAX_RECORDS: '100000' }).importMaxRecords).toBe(100_000);
+  });
+
   it('selects PostgreSQL with DATABASE_URL and turns the demo off with DEMO_CATALOGUE=false', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', DEMO_CATALOGUE: 'false' });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
@@ -50,6 +55,8 @@ describe('configuration', () => {
     [{ JOBS_POLL_MS: '-1' }, 'JOBS_POLL_MS'],
     [{ JOBS_MAX_ATTEMPTS: '0' }, 'JOBS_MAX_ATTEMPTS'],
     [{ JOBS_FAILED_RETENTION_DAYS: '365' }, 'JOBS_FAILED_RETENTION_DAYS'],
+    [{ IMPORT_MAX_RECORDS: '0' }, 'IMPORT_MAX_RECORDS'],
+    [{ IMPORT_MAX_RECORDS: '1000001' }, 'IMPORT_MAX_RECORDS'],
   ])('rejects %o naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));

@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.js';
 import type { Database } from '../db/connect.js';
 
 /** One command of `npm run cli`: its line in --help, its options, and what it does. */
@@ -8,7 +9,12 @@ export interface Command {
   options?: NonNullable<ParseArgsConfig['options']>;
   /** Whether it takes arguments besides its options (a file, an id). */
   positionals?: boolean;
-  run(database: Database, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<string>;
+  run(
+    database: Database,
+    values: Record<string, string | boolean | undefined>,
+    positionals: string[],
+    config: Config,
+  ): Promise<string>;
 }
 
 /** The command line is wrong (EX_USAGE). */

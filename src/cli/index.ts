@@ -78,7 +78,7 @@ async function main(argv: string[]): Promise<number> {
   const database = await openDatabase(config.database);
   try {
     await database.migrate();
-    const output = await command.run(database, values, positionals);
+    const output = await command.run(database, values, positionals, config);
     if (output) console.log(output);
     return 0;
   } finally {

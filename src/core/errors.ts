@@ -25,6 +25,8 @@ export class DomainError extends Error {
     readonly code: string,
     message: string,
     readonly errors?: FieldError[],
+    /** How many fields are at fault in all, when `errors` lists only the first of them (imports). */
+    readonly errorCount?: number,
   ) {
     super(message);
     this.name = new.target.name;

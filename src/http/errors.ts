@@ -3,7 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../core/errors.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/unavailable.js';
 import { withoutCorsOffApi } from './cors.js';
-import { type ParameterError, problem, sendProblem } from './problem.js';
+import { type ParameterError, type Problem, problem, sendProblem } from './problem.js';
 
 /** Fastify's own client-error codes and the problem code each becomes. */
 const CLIENT_ERRORS: Record<string, string> = {
@@ -55,7 +55,14 @@ function sendHtml(reply: FastifyReply, status: number, page: HtmlErrorPage): Fas
  */
 function sendDomainError(reply: FastifyReply, err: DomainError, html: HtmlErrorPage | undefined): FastifyReply {
   if (html) return sendHtml(reply, err.status, html);
-  return sendProblem(reply, problem(err.status, err.code, err.message, err.errors ? { errors: err.errors } : {}));
+  return sendProblem(reply, problem(err.status, err.code, err.message, fieldsAtFault(err)));
+}
+
+/** `errors`, and with a count (imports) how many there are in all and whether the list stops short. */
+function fieldsAtFault({ errors, errorCount }: DomainError): Partial<Problem> {
+  if (!errors) return {};
+  if (errorCount === undefined) return { errors };
+  return { errors, errorCount, truncated: errorCount > errors.length };
 }
 
 /**

@@ -24,6 +24,11 @@ export const ProblemSchema = z
       )
       .optional()
       .describe('One entry per invalid parameter.'),
+    errorCount: z
+      .int()
+      .optional()
+      .describe('Imports: how many issues there are in all; `errors` lists the first of them, in record order.'),
+    truncated: z.boolean().optional().describe('Imports: true when `errors` lists fewer issues than `errorCount`.'),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
 

@@ -73,6 +73,18 @@ describe('operator command line', { timeout: 120_000 }, () => {
     expect((await cli(['import'], env)).code).toBe(64);
   });
 
+  it('holds an import to IMPORT_MAX_RECORDS, or to --max-records', async () => {
+    const file = join(dir, 'three.json');
+    await writeFile(file, JSON.stringify(FILE));
+    const refused = await cli(['import', file, '--dry-run'], { ...env, IMPORT_MAX_RECORDS: '2' });
+    expect(refused.code).toBe(65);
+    expect(refused.stderr).toContain('The import holds more than 2 records');
+    expect((await cli(['import', file, '--dry-run', '--max-records', '2'], env)).code).toBe(65);
+    const taken = await cli(['import', file, '--dry-run', '--max-records', '3'], { ...env, IMPORT_MAX_RECORDS: '2' });
+    expect(taken.code, taken.stderr).toBe(0);
+    expect((await cli(['import', file, '--max-records', 'many'], env)).code).toBe(64);
+  });
+
   it('creates, lists and revokes API keys; the key works on the admin API until revoked', async () => {
     expect((await cli(['apikey:create', '--role', 'partner', '--name', 'x'], env)).stderr).toContain('--centre');
     expect((await cli(['apikey:create', '--role', 'root', '--name', 'x'], env)).code).toBe(64);

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stageSessions } from '../../src/db/schema.js';
+import { catalogueWrite } from '../../src/db/write.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/database.js';
 
@@ -28,6 +29,29 @@ describe('GET /api/health', () => {
     expect(new Date(body.catalogue.updatedAt).toISOString()).toBe(body.catalogue.updatedAt);
     expect(body.catalogue.stale).toBe(false);
     expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it('answers 200 while a long write (an import) holds a transaction open', async () => {
+    t = await buildTestApp();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let opened = () => {};
+    const open = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    const write = catalogueWrite(t.app.database.db, async () => {
+      opened();
+      await held;
+    });
+    await open;
+    // The embedded database has one connection: a probe query would wait for the transaction.
+    const res = await t.app.inject('/api/health');
+    release();
+    await write;
+    expect(res.statusCode).toBe(200);
+    expect(res.json().database.status).toBe('up');
   });
 
   it('answers 503 with the same shape when the database is unreachable, and 200 again once it is back', async () => {

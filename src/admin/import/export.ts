@@ -4,6 +4,7 @@ import type { Db } from '../../db/connect.js';
 import { centres, stageSessions } from '../../db/schema.js';
 import { centreView, sessionView } from '../repository/views.js';
 import { CSV_COLUMNS } from './columns.js';
+import { neutralise } from './csv-cells.js';
 
 /** A record without its nulls (absent fields import as null). */
 const tidy = <T extends Record<string, unknown>>(r: T) =>
@@ -35,7 +36,13 @@ export async function exportCatalogue(db: Db, format: 'json' | 'csv' | 'ndjson')
     ...sessionRows.map((s) => ({ type: 'session', ...s })),
   ] as Record<string, unknown>[];
   return stringifyCsv(
-    rows.map((r) => CSV_COLUMNS.map((col) => (r[col] === null || r[col] === undefined ? '' : String(r[col])))),
+    rows.map((r) => CSV_COLUMNS.map((col) => cell(r[col]))),
     { header: true, columns: [...CSV_COLUMNS] },
   );
+}
+
+/** A CSV cell: empty for null, numbers as numbers, text neutralised against formulas (csv-cells.ts). */
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? neutralise(value) : String(value);
 }

@@ -4,21 +4,19 @@ import { checkBatch } from './check-batch.js';
 import { checkStored } from './check-stored.js';
 import { type ImportRecord, ImportRefused, type Prepared } from './records.js';
 
-/** Most issues listed in one answer: past this, the rest are counted, not listed. */
-const MAX_ISSUES = 1000;
-
-/** Checks every record alone, then against the batch and the database. Throws ImportRefused (422) listing all. */
+/**
+ * Checks every record alone, then against the batch and the database. Throws ImportRefused (422)
+ * listing the first issues in record order and counting them all.
+ */
 export async function prepare(db: Db, records: readonly ImportRecord[], scope: WriteScope): Promise<Prepared> {
-  const { prepared, issues } = checkBatch(records, scope);
-  issues.push(...(await checkStored(db, records, prepared, scope)));
-  if (issues.length === 0) return prepared;
-  // Stable: a record's issues stay in the order they were found.
-  issues.sort((a, b) => (a.index as number) - (b.index as number));
-  const badRecords = new Set(issues.map((i) => i.index)).size;
+  const { prepared, issues } = await checkBatch(records, scope);
+  for (const issue of await checkStored(db, records, prepared, scope)) issues.add(issue);
+  if (issues.count === 0) return prepared;
+  const listed = issues.listed.length;
   throw new ImportRefused(
     422,
     'invalid_records',
-    `${badRecords} of ${records.length} record(s) are invalid; nothing was written.${issues.length > MAX_ISSUES ? ` The first ${MAX_ISSUES} of ${issues.length} issues are listed.` : ''}`,
-    issues.slice(0, MAX_ISSUES),
+    `${issues.badRecords} of ${records.length} record(s) are invalid; nothing was written.${issues.count > listed ? ` The first ${listed} of ${issues.count} issues are listed.` : ''}`,
+    issues,
   );
 }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/connect.js';
 import { centres, stageSessions } from '../../db/schema.js';
@@ -37,6 +38,7 @@ async function upsert<T extends typeof centres | typeof stageSessions>(
     Object.keys(rows[0] ?? {}).filter((k) => k !== 'id'),
   );
   for (let i = 0; i < rows.length; i += CHUNK) {
+    if (i > 0) await nextTurn(); // the event loop's turn between chunks: see inChunks
     await tx
       .insert(table as typeof centres)
       .values(rows.slice(i, i + CHUNK) as (typeof centres.$inferInsert)[])
