@@ -17,7 +17,8 @@
  * server waits for a core.
  *
  * Options: DRILL_SERVICE_DIR (another checkout to drill, e.g. /work/main for the previous build;
- * default this one; it must be built), DRILL_PHASES (comma-separated names), DRILL_PORT (4595).
+ * default this one; it must be built), DRILL_PHASES (comma-separated names), DRILL_PORT (4595),
+ * DRILL_NODE_ARGS (flags for the service's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -53,7 +54,8 @@ function memory(pid: number): { rss: number; peak: number } | undefined {
 const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
 async function startServer() {
-  const child = spawn(process.execPath, ['dist/server.js'], {
+  const nodeArgs = process.env.DRILL_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/server.js'], {
     cwd: SERVICE_DIR,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],

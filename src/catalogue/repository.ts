@@ -40,9 +40,10 @@ export async function readCatalogueVersion(db: Db): Promise<number> {
   return row?.version ?? 0;
 }
 
-// Rows per FETCH when loading the whole catalogue: each page is one turn of the event loop, so a
-// load of 200,000 sessions never holds it for long (PGlite runs a query to its end in one go).
-const PAGE = 5000;
+// Rows per query when reading the catalogue (a FETCH of the whole, the ids of a delta): each page
+// is one turn of the event loop, so that reading 200,000 sessions, or the 5,000 an import changed,
+// never holds it for long (PGlite runs a query to its end in one go, health waits meanwhile).
+const PAGE = 1000;
 
 const SESSION_SELECT = sql.raw(
   `select id::text as id, centre_id::text as "centreId", course_number as "courseNumber", day1::text as day1,
@@ -114,11 +115,15 @@ export async function readChangesSince(db: Db, since: number): Promise<Catalogue
             .where(inArray(centres.id, [...centreIds]))
         : [];
       // Every session of a changed centre changes too: its view embeds the centre.
-      const sessionRows = rowsOf<SessionRecord>(
-        await tx.execute(
-          sql`${SESSION_SELECT} where id = any(${pgUuidArray([...sessionIds])}) or centre_id = any(${pgUuidArray([...centreIds])})`,
-        ),
-      );
+      const sessionRows: SessionRecord[] = [];
+      for (const ids of pages([...sessionIds], PAGE))
+        sessionRows.push(
+          ...rowsOf<SessionRecord>(await tx.execute(sql`${SESSION_SELECT} where id = any(${pgUuidArray(ids)})`)),
+        );
+      for (const ids of pages([...centreIds], PAGE / 20))
+        sessionRows.push(
+          ...rowsOf<SessionRecord>(await tx.execute(sql`${SESSION_SELECT} where centre_id = any(${pgUuidArray(ids)})`)),
+        );
       const changedCentres = new Map<string, CentreRecord | null>([...centreIds].map((id) => [id, null]));
       for (const row of centreRows) changedCentres.set(row.id, row);
       const changedSessions = new Map<string, SessionRecord | null>([...sessionIds].map((id) => [id, null]));
@@ -132,6 +137,11 @@ export async function readChangesSince(db: Db, since: number): Promise<Catalogue
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
+}
+
+/** The items in pages of `size`. */
+function* pages<T>(items: T[], size: number): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }
 
 /** A uuid[] literal bound as one text parameter (both drivers pass it as is). */

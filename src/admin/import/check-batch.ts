@@ -33,6 +33,8 @@ function fieldIssues(r: ImportRecord, type: Kind, id: string, error: z.ZodError)
   });
 }
 
+const RECORD_ID = uuidField('id');
+
 /** Checks one record alone (and its id against the ids seen before it). */
 function checkRecord(r: ImportRecord, seen: Record<Kind, Map<string, number>>, issues: IssueList): Checked | undefined {
   if (r.type !== 'centre' && r.type !== 'session') {
@@ -40,7 +42,7 @@ function checkRecord(r: ImportRecord, seen: Record<Kind, Map<string, number>>, i
     return undefined;
   }
   const { id: rawId, ...fields } = r.data;
-  const id = uuidField('id').safeParse(rawId);
+  const id = RECORD_ID.safeParse(rawId);
   if (!id.success) {
     issues.add(
       issueAt(r, 'id', 'id must be a UUID (derive it from your own reference with UUID v5 to keep it stable)', rawId),
