@@ -1,9 +1,11 @@
+import { LruCache, stringBytes } from '../core/lru-cache.js';
 import type { Db } from '../db/connect.js';
 import { findClient } from './clients.js';
 
 /** How long an answer about a client_id is reused: a removed client's tokens stop within this. */
 export const KNOWN_CLIENT_TTL_MS = 60_000;
-const MAX_ENTRIES = 10_000;
+/** What the answers may hold: about 10,000 client ids (docs/operations.md, memory). */
+export const KNOWN_CLIENTS_BYTES = 2 * 1024 * 1024;
 
 /**
  * Whether a client_id is registered, asked of the database at most once a minute per client and
@@ -11,13 +13,21 @@ const MAX_ENTRIES = 10_000;
  * path. Concurrent first lookups of one client share a query.
  */
 export class KnownClients {
-  private readonly answers = new Map<string, { known: boolean; at: number }>();
+  private readonly answers = new LruCache<string, { known: boolean; at: number }>(
+    KNOWN_CLIENTS_BYTES,
+    (clientId) => stringBytes(clientId) + 64,
+  );
   private readonly pending = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly db: Db,
     private readonly onLookupError: (err: unknown) => void = () => {},
   ) {}
+
+  /** The bytes the answers hold, as counted, and how many. */
+  get held(): { bytes: number; clients: number } {
+    return { bytes: this.answers.bytes, clients: this.answers.size };
+  }
 
   /** Records a client registered by this instance, so that its first token needs no query. */
   remember(clientId: string): void {
@@ -50,9 +60,6 @@ export class KnownClients {
   }
 
   private store(clientId: string, known: boolean): void {
-    // Oldest first: Map keeps insertion order, so dropping the first entry is dropping the oldest.
-    this.answers.delete(clientId);
-    if (this.answers.size >= MAX_ENTRIES) this.answers.delete(this.answers.keys().next().value as string);
     this.answers.set(clientId, { known, at: performance.now() });
   }
 }

@@ -1,3 +1,4 @@
+import { LruCache, stringBytes } from '../core/lru-cache.js';
 import { RecentKeys } from '../http/recent-keys.js';
 import type { ListBody } from './list-body.js';
 import type { CatalogueSnapshot } from './read-model.js';
@@ -11,18 +12,33 @@ export interface CachedAnswer {
   readonly body: ListBody;
 }
 
+/** What an answer holds besides its bytes: the entry, its scope, its key's copy. */
+const ANSWER_OVERHEAD_BYTES = 512;
+
 /**
- * Answers of recent queries, keyed by the query string. An answer stays valid while the
- * departments it drew on do not change (and, for a town search, no centre changes), so a steady
- * stream of changes elsewhere does not empty the cache; a new day does. An answer is kept from its
- * query's second request on (see RecentKeys).
+ * Answers of recent queries, keyed by the query string, within `maxBytes` (their bytes as
+ * counted, first in, first out: they are cut from shared slabs, see LruCache). An answer stays
+ * valid while the departments it drew on do not change (and, for a town search, no centre
+ * changes), so a steady stream of changes elsewhere does not empty the cache; a new day does. An
+ * answer is kept from its query's second request on (see RecentKeys).
  */
 export class ResponseCache {
-  #entries = new Map<string, CachedAnswer>();
-  // Four times as many keys as answers: a query asked again within that many is worth keeping.
-  #asked: RecentKeys;
-  constructor(private readonly maxEntries: number) {
-    this.#asked = new RecentKeys(4 * maxEntries);
+  readonly #entries: LruCache<string, CachedAnswer>;
+  // Recent keys for about four times the answers a budget holds at 8 KB each: a query asked again
+  // within that many is worth keeping.
+  readonly #asked: RecentKeys;
+  constructor(maxBytes: number) {
+    this.#entries = new LruCache(
+      maxBytes,
+      (key, answer) => stringBytes(key) + answer.body.bytes.length + ANSWER_OVERHEAD_BYTES,
+      { order: 'insertion' },
+    );
+    this.#asked = new RecentKeys(Math.ceil(maxBytes / 2048));
+  }
+
+  /** The bytes the answers hold, as counted. */
+  get bytes(): number {
+    return this.#entries.bytes;
   }
 
   get(snapshot: CatalogueSnapshot, today: string, key: string): CachedAnswer | undefined {
@@ -35,8 +51,6 @@ export class ResponseCache {
 
   set(key: string, answer: CachedAnswer): void {
     if (!this.#asked.seenBefore(key)) return;
-    // Oldest first out: a Map iterates in insertion order.
-    if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
     this.#entries.set(key, answer);
   }
 

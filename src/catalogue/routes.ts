@@ -23,9 +23,12 @@ function noneMatch(header: string | undefined, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
 }
 
+/** What the answers of GET /api/stages kept for reuse may hold (docs/operations.md, memory). */
+export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
+
 export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
   const platform = app.config.platformName;
-  const cache = new ResponseCache(512);
+  const cache = new ResponseCache(ANSWER_CACHE_BYTES);
   const bodies = new ListBodies();
   app.get(
     '/api/stages',

@@ -7,15 +7,24 @@
  *
  * The estimate is the caller's (`sizeOf`): an order of magnitude is enough, the bound is there so
  * that a stream of distinct keys cannot grow the cache without end.
+ *
+ * `order: 'insertion'` makes it first in, first out (a hit marks nothing): for values cut from
+ * shared slabs (http/byte-slab.ts), which are freed only once every value in them is gone, so
+ * evicting in the order they were made frees the oldest slabs first.
  */
 export class LruCache<K, V> {
   readonly #entries = new Map<K, { value: V; bytes: number; used: boolean }>();
   #bytes = 0;
 
+  readonly #markHits: boolean;
+
   constructor(
     private readonly maxBytes: number,
     private readonly sizeOf: (key: K, value: V) => number,
-  ) {}
+    options: { order?: 'recency' | 'insertion' } = {},
+  ) {
+    this.#markHits = options.order !== 'insertion';
+  }
 
   get size(): number {
     return this.#entries.size;
@@ -29,7 +38,7 @@ export class LruCache<K, V> {
   get(key: K): V | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    entry.used = true;
+    if (this.#markHits) entry.used = true;
     return entry.value;
   }
 
@@ -70,6 +79,10 @@ export class LruCache<K, V> {
         return;
       }
     }
+  }
+
+  has(key: K): boolean {
+    return this.#entries.has(key);
   }
 
   delete(key: K): void {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LruCache, stringBytes } from '../core/lru-cache.js';
 import type { FormGuard } from '../reservations/form-guard.js';
 import { siteErrorPage } from '../web/error-page.js';
 import type { SiteInfo } from '../web/layout.js';
@@ -23,10 +24,23 @@ export interface CachedPage {
  */
 export const FORM_TOKEN_SLOT = 'form-token-slot-000000000';
 
+/** What the rendered pages kept for reuse may hold (docs/operations.md, memory). */
+export const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** Rendered pages within `maxBytes` (their bodies and keys), first in, first out. */
 export class PageCache {
   #epoch = '';
-  #entries = new Map<string, CachedPage>();
-  constructor(private readonly maxEntries: number) {}
+  readonly #entries: LruCache<string, CachedPage>;
+  constructor(maxBytes: number) {
+    this.#entries = new LruCache(maxBytes, (key, page) => stringBytes(key) + page.body.length + 128, {
+      order: 'insertion',
+    });
+  }
+
+  /** The bytes the pages hold, as counted. */
+  get bytes(): number {
+    return this.#entries.bytes;
+  }
 
   static epoch(version: number, now: Date): string {
     return `${version}-${now.toISOString().slice(0, 13)}`;
@@ -43,8 +57,6 @@ export class PageCache {
 
   set(epoch: string, key: string, page: CachedPage): void {
     if (epoch !== this.#epoch) return; // rendered from a snapshot that is no longer current
-    // Oldest first out: a Map iterates in insertion order.
-    if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
     this.#entries.set(key, page);
   }
 }
@@ -78,7 +90,7 @@ export function cachedPages(
   site: SiteInfo,
   guard: FormGuard,
 ): (render: PageRenderer) => PageHandler {
-  const cache = new PageCache(512);
+  const cache = new PageCache(PAGE_CACHE_BYTES);
   return (render) => async (request, reply) => {
     const epoch = PageCache.epoch(app.catalogue.snapshot.version, app.clock.now());
     let cached = cache.get(epoch, request.url);

@@ -18,6 +18,17 @@ describe('LruCache', () => {
     expect(cache.size).toBe(2);
   });
 
+  it('in insertion order, evicts the first made however often it was read', () => {
+    const cache = new LruCache<string, number>(100, (_key, value) => value, { order: 'insertion' });
+    cache.set('a', 30);
+    cache.set('b', 30);
+    cache.set('c', 30);
+    expect(cache.get('a')).toBe(30);
+    cache.set('d', 30);
+    expect(cache.has('a')).toBe(false);
+    expect([cache.has('b'), cache.has('c'), cache.has('d')]).toEqual([true, true, true]);
+  });
+
   it('evicts as many entries as it takes for a heavy one to fit', () => {
     const cache = weighed(100);
     for (const key of ['a', 'b', 'c', 'd', 'e']) cache.set(key, 20);
