@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CatalogueSnapshot } from '../catalogue/read-model.js';
+import { startTurns } from '../catalogue/start-turns.js';
 import type { FormGuard } from '../reservations/form-guard.js';
 import { siteErrorPage } from '../web/error-page.js';
 import type { SiteInfo } from '../web/layout.js';
 import { HTML_CONTENT_TYPE } from '../web/render.js';
 
 /**
- * Rendered pages, kept until the catalogue changes or the hour turns. Every page depends only
- * on the snapshot and on "today" in some French zone; all of them (Paris and overseas) have
- * whole-hour offsets, so a date anywhere changes only when the UTC hour does.
+ * Rendered pages, kept until the catalogue changes, the hour turns or a session starts. Every page
+ * depends only on the snapshot, on "today" in some French zone — all of them (Paris and overseas)
+ * have whole-hour offsets, so a date anywhere changes only when the UTC hour does — and on which
+ * sessions have begun (they leave the lists, their page no longer takes bookings).
  */
 export interface CachedPage {
   status: number;
@@ -23,13 +26,23 @@ export interface CachedPage {
  */
 export const FORM_TOKEN_SLOT = 'form-token-slot-000000000';
 
+const HOUR_MS = 3_600_000;
+
 export class PageCache {
   #epoch = '';
   #entries = new Map<string, CachedPage>();
   constructor(private readonly maxEntries: number) {}
 
-  static epoch(version: number, now: Date): string {
-    return `${version}-${now.toISOString().slice(0, 13)}`;
+  /**
+   * The catalogue version and the UTC hour ("26-2030-03-04T09"), and, once a session has started
+   * within that hour, the minute of the latest start ("26-2030-03-04T0930").
+   */
+  static epoch(snapshot: CatalogueSnapshot, now: Date): string {
+    const nowMs = now.getTime();
+    const hour = now.toISOString().slice(0, 13);
+    const last = startTurns(snapshot, nowMs).last;
+    const minute = last >= nowMs - (nowMs % HOUR_MS) ? new Date(last).toISOString().slice(14, 16) : '';
+    return `${snapshot.version}-${hour}${minute}`;
   }
 
   get(epoch: string, key: string): CachedPage | undefined {
@@ -80,14 +93,14 @@ export function cachedPages(
 ): (render: PageRenderer) => PageHandler {
   const cache = new PageCache(512);
   return (render) => async (request, reply) => {
-    const epoch = PageCache.epoch(app.catalogue.snapshot.version, app.clock.now());
+    const epoch = PageCache.epoch(app.catalogue.snapshot, app.clock.now());
     let cached = cache.get(epoch, request.url);
     if (!cached) {
       cached = toCached(render(request) ?? { status: 404, html: siteErrorPage(site, 404) });
       cache.set(epoch, request.url, cached);
     }
     // Spots left change at any moment: browsers revalidate rather than show a stale count, and a page
-    // unchanged since (same catalogue version, same hour) costs them an empty 304.
+    // unchanged since (same catalogue version, same hour, no session started) costs them an empty 304.
     let etag = `"${epoch}"`;
     let body = cached.body;
     if (cached.slot === undefined) reply.header('cache-control', 'no-cache');

@@ -6,7 +6,9 @@ import {
   type SessionEntry,
 } from '../../src/catalogue/read-model.js';
 import { RADIUS_DEFAULT_KM, type SearchQuery } from '../../src/catalogue/schemas.js';
+import { hasBegun } from '../../src/catalogue/session-status.js';
 import { searchKey } from '../../src/catalogue/text.js';
+import { dateIn } from '../../src/core/clock.js';
 
 const townKeys = new Map<string, string>();
 function townKey(city: string): string {
@@ -29,7 +31,8 @@ export interface ReferenceAnswer {
  * The filters as first written: one walk over the date-sorted pool, then a plain sort. The
  * index must agree with it. The cursor is ignored: callers slice `all`.
  */
-export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, today: string): ReferenceAnswer {
+export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, now: Date): ReferenceAnswer {
+  const today = dateIn(now);
   const from = query.from && query.from > today ? query.from : today;
   const pool = query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions;
   const city = query.city ? cityMatcher(query.city) : undefined;
@@ -41,6 +44,7 @@ export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, to
   for (let i = firstOnOrAfter(pool, from); i < pool.length; i++) {
     const e = pool[i] as SessionEntry;
     if (query.to !== undefined && e.record.day1 > query.to) break;
+    if (hasBegun(e, now.getTime())) continue;
     if (!query.includeUnavailable && e.record.spotsAvailable <= 0) continue;
     if (maxCents !== undefined && e.record.priceCents > maxCents) continue;
     if (city !== undefined && !matchesCity(city, townKey(e.centre.view.city), e.centre.view.postalCode)) continue;
@@ -70,6 +74,6 @@ export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, to
 }
 
 /** The first page's ids. */
-export function referenceSearch(snapshot: CatalogueSnapshot, query: SearchQuery, today: string): string[] {
-  return referenceAll(snapshot, query, today).all.slice(0, query.limit);
+export function referenceSearch(snapshot: CatalogueSnapshot, query: SearchQuery, now: Date): string[] {
+  return referenceAll(snapshot, query, now).all.slice(0, query.limit);
 }

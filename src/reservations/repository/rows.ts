@@ -19,8 +19,6 @@ export type BookingOutcome =
 
 export interface BookingRequest {
   sessionId: string;
-  /** Today in the centre's zone: a session whose first day is before it has begun. */
-  today: string;
   details: ReservationDetails;
   /** The form cookie of the booking browser (its hash is stored). */
   browser: string;

@@ -1,6 +1,5 @@
 import type { ArticleLibrary } from '../../articles/articles.js';
 import { sessionStatus } from '../../catalogue/session-status.js';
-import { dateIn } from '../../core/clock.js';
 import type { SessionPageRenderer } from '../../reservations/context.js';
 import { sendsMail } from '../../reservations/mail.js';
 import { sessionAt, sessionPath } from '../../web/components.js';
@@ -31,8 +30,7 @@ export function sessionPageRenderer({ app, site }: SiteContext, articles: Articl
   return (entry, booking) => {
     const now = app.clock.now();
     const status = sessionStatus(entry, now);
-    const alternatives =
-      status === 'available' ? [] : nearbySessions(app.catalogue.snapshot, entry, dateIn(now, entry.centre.timeZone));
+    const alternatives = status === 'available' ? [] : nearbySessions(app.catalogue.snapshot, entry, now.getTime());
     return renderPage(
       <SessionPage
         site={site}
