@@ -1,4 +1,4 @@
-import { dateIn } from '../core/clock.js';
+import { addDays, dateIn } from '../core/clock.js';
 import { nowMinute, orderKey } from './list-columns.js';
 import { type CityMatcher, type Origin, SearchArgumentError } from './locations.js';
 import type { CatalogueSnapshot, SessionEntry, SessionRecord } from './read-model.js';
@@ -45,11 +45,14 @@ export interface SearchResult {
  * the description (describe.ts).
  *
  * Only sessions not begun at `now` are found: a session leaves the lists at its first day's start
- * time in its centre's zone.
+ * time in its centre's zone. `from` is a day in Paris; absent or past, every session not begun is found.
  */
 export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, now: Date): SearchResult {
   const today = dateIn(now);
   const from = query.from && query.from > today ? query.from : today;
+  // From today, that is every session not begun: one in the Antilles or Guyane may begin when it is
+  // already the next day in Paris, so the walk starts a day earlier and each start decides.
+  const walkFrom = from === today ? addDays(today, -1) : from;
   const memo = snapshot.searchMemo;
   const origin = query.near ? memo.origin(query.near) : undefined;
   const sort = checkedSort(query, origin);
@@ -62,7 +65,7 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, no
   const maxCents = query.maxPrice === undefined ? undefined : Math.floor(query.maxPrice * 100 + 1e-6);
   // Read once the plan's columns are built: building them is what may find a key inexact.
   const exact = snapshot.columns.keysExact;
-  const bounds = boundsOf(exact, plan, from, query.to, today);
+  const bounds = boundsOf(exact, plan, walkFrom, query.to, today);
   const matches = matcherOf(query, maxCents, plan.centreMask, nowMinute(now.getTime()));
   const total = countMatches(plan, bounds, query, maxCents, matches);
   const after: After | undefined = afterKey && {

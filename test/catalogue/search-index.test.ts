@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPARTMENTS } from '../../src/catalogue/geography.js';
+import type { SessionEntry } from '../../src/catalogue/read-model.js';
 import type { SearchQuery } from '../../src/catalogue/schemas.js';
 import { searchStages } from '../../src/catalogue/search.js';
 import { addDays, dateIn, startInstant } from '../../src/core/clock.js';
@@ -28,8 +29,12 @@ describe('indexed search agrees with a walk over every session', () => {
     const snapshot = t.app.catalogue.snapshot;
     // The demo's first day, mid-morning in Paris: some of its sessions have begun (in Paris, in La
     // Réunion), others not yet (later ones, the Antilles'): the walk must tell them apart as the reference does.
-    const now = new Date(startInstant(addDays(dateIn(new Date()), 1), '09:10', 'Europe/Paris'));
+    const firstDay = (snapshot.sessions[0] as SessionEntry).record.day1;
+    const now = new Date(startInstant(firstDay, '09:10', 'Europe/Paris'));
     const today = dateIn(now);
+    const ofToday = snapshot.sessions.filter((e) => e.record.day1 === today);
+    expect(ofToday.some((e) => e.startsAt <= now.getTime())).toBe(true);
+    expect(ofToday.some((e) => e.startsAt > now.getTime())).toBe(true);
     const rnd = random(20261122);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
     const cities = [...new Set([...snapshot.centresById.values()].map((c) => c.view.city))];

@@ -8,7 +8,7 @@ import {
 import { RADIUS_DEFAULT_KM, type SearchQuery } from '../../src/catalogue/schemas.js';
 import { hasBegun } from '../../src/catalogue/session-status.js';
 import { searchKey } from '../../src/catalogue/text.js';
-import { dateIn } from '../../src/core/clock.js';
+import { addDays, dateIn } from '../../src/core/clock.js';
 
 const townKeys = new Map<string, string>();
 function townKey(city: string): string {
@@ -34,6 +34,8 @@ export interface ReferenceAnswer {
 export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, now: Date): ReferenceAnswer {
   const today = dateIn(now);
   const from = query.from && query.from > today ? query.from : today;
+  // Every French zone's date is at least Paris's - 1: from today, every session not begun.
+  const walkFrom = from === today ? addDays(today, -1) : from;
   const pool = query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions;
   const city = query.city ? cityMatcher(query.city) : undefined;
   const region = query.region ? searchKey(query.region) : undefined;
@@ -41,7 +43,7 @@ export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, no
   const origin = query.near ? resolveOrigin(query.near) : undefined;
   const radius = query.radiusKm ?? RADIUS_DEFAULT_KM;
   const found: { e: SessionEntry; m: number }[] = [];
-  for (let i = firstOnOrAfter(pool, from); i < pool.length; i++) {
+  for (let i = firstOnOrAfter(pool, walkFrom); i < pool.length; i++) {
     const e = pool[i] as SessionEntry;
     if (query.to !== undefined && e.record.day1 > query.to) break;
     if (hasBegun(e, now.getTime())) continue;

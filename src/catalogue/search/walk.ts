@@ -19,8 +19,8 @@ export interface Bounds {
 
 /**
  * `today` is Paris's date. Every French zone's date is at most Paris's + 1, so a session whose
- * first day is two days on has not begun anywhere: only the sessions of a day or two, in each
- * list, need their start compared with now.
+ * first day is two days on has not begun anywhere: only the sessions of the first two or three
+ * days walked, in each list, need their start compared with now.
  */
 export function boundsOf(exact: boolean, plan: WalkPlan, from: string, to: string | undefined, today: string): Bounds {
   const { lists, columns } = plan;

@@ -1,5 +1,6 @@
 import type { ArticleLibrary } from '../../articles/articles.js';
 import { sessionStatus } from '../../catalogue/session-status.js';
+import { dateIn } from '../../core/clock.js';
 import type { SessionPageRenderer } from '../../reservations/context.js';
 import { sendsMail } from '../../reservations/mail.js';
 import { sessionAt, sessionPath } from '../../web/components.js';
@@ -36,6 +37,7 @@ export function sessionPageRenderer({ app, site }: SiteContext, articles: Articl
         site={site}
         entry={entry}
         status={status}
+        underway={status === 'past' && entry.record.day2 >= dateIn(now, entry.centre.timeZone)}
         alternatives={alternatives}
         articles={linkedArticles}
         path={sessionPath(entry.record.id)}
