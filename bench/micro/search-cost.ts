@@ -17,7 +17,8 @@ import { dateIn } from '../../src/core/clock.js';
 import { referenceSearch } from '../../test/helpers/reference-search.js';
 
 const SCALE = Number(process.env.SEARCH_COST_SCALE ?? 1);
-const today = dateIn(new Date());
+const now = new Date();
+const today = dateIn(now);
 const generated = generateDemoCatalogue({ today, scale: SCALE });
 const snapshot = CatalogueSnapshot.build(
   1,
@@ -63,8 +64,8 @@ const time = (fn: (q: SearchQuery) => unknown, make: (i: number) => SearchQuery,
 console.log(`scale ${SCALE}: ${snapshot.sessions.length} sessions, ${snapshot.centreCount} centres`);
 const n = Number(process.env.SEARCH_COST_RUNS ?? 2000);
 for (const [name, make] of Object.entries(families)) {
-  const indexed = time((q) => searchStages(snapshot, q, today), make, n);
-  const walk = time((q) => referenceSearch(snapshot, q, today), make, Math.max(50, Math.floor(n / (10 * SCALE))));
+  const indexed = time((q) => searchStages(snapshot, q, now), make, n);
+  const walk = time((q) => referenceSearch(snapshot, q, now), make, Math.max(50, Math.floor(n / (10 * SCALE))));
   console.log(
     `${name.padEnd(27)} indexed ${indexed.cpu.toFixed(1).padStart(7)} µs (p50 ${indexed.p50.toFixed(0).padStart(5)} µs, p99 ${indexed.p99.toFixed(0).padStart(5)} µs)   walk ${walk.cpu.toFixed(0).padStart(7)} µs   ×${(walk.cpu / indexed.cpu).toFixed(1)}`,
   );

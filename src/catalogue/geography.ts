@@ -25,7 +25,7 @@ export interface Department {
   timeZone: string;
 }
 
-const OVERSEAS_TIME_ZONES: Record<string, string> = {
+export const OVERSEAS_TIME_ZONES: Readonly<Record<string, string>> = {
   '971': 'America/Guadeloupe',
   '972': 'America/Martinique',
   '973': 'America/Cayenne',

@@ -18,6 +18,11 @@ export interface Columns {
   readonly day: Int32Array;
   /** Session order as a number (see orderKey); equal keys are told apart by compareSessions. */
   readonly key: Float64Array;
+  /**
+   * When each session begins, in whole minutes since the epoch (see startMinute): a session is
+   * listed until then. Starts are in session order only within one zone, so it is read, not searched.
+   */
+  readonly start: Int32Array;
   /** places[i]: how many of the first i sessions have places left (a count is two lookups). */
   readonly places: Uint32Array;
 }
@@ -146,6 +151,7 @@ export class ListColumns {
       centre: new Int32Array(n),
       day: new Int32Array(n),
       key: new Float64Array(n),
+      start: new Int32Array(n),
       places: new Uint32Array(n + 1),
     };
     // Neighbours in a list mostly share their day and centre (a centre's own list, one centre):
@@ -159,7 +165,8 @@ export class ListColumns {
     let lastCentre = '';
     let centre = 0;
     for (let i = 0; i < n; i++) {
-      const r = (list[i] as SessionEntry).record;
+      const e = list[i] as SessionEntry;
+      const r = e.record;
       if (r.day1 !== lastDay1 || r.day2 !== lastDay2) {
         lastDay1 = r.day1;
         lastDay2 = r.day2;
@@ -182,10 +189,26 @@ export class ListColumns {
       c.centre[i] = centre;
       c.day[i] = Number.isNaN(day) ? 0 : day;
       c.key[i] = key;
+      c.start[i] = startMinute(e.startsAt);
       c.places[i + 1] = (c.places[i] as number) + (r.spotsAvailable > 0 ? 1 : 0);
     }
     return c;
   }
+}
+
+const INT32_MAX = 0x7fffffff;
+
+/**
+ * A start instant (ms) as whole minutes since the epoch, which starts always are (HH:MM, zones
+ * a whole number of minutes from UTC): a session has begun at `nowMs` when this is at most
+ * `nowMinute(nowMs)`. An unknown start (NaN) counts as begun.
+ */
+export function startMinute(startsAt: number): number {
+  return Number.isNaN(startsAt) ? -INT32_MAX : Math.max(-INT32_MAX, Math.min(INT32_MAX, Math.floor(startsAt / 60_000)));
+}
+
+export function nowMinute(nowMs: number): number {
+  return Math.floor(nowMs / 60_000);
 }
 
 /** Index of the first session whose day1 is on or after `day`. */

@@ -9,6 +9,8 @@ export interface CachedAnswer {
   readonly version: number;
   readonly scope: SearchResult['scope'];
   readonly today: string;
+  /** The next session start after it was computed (ms): a session that begins leaves the lists. */
+  readonly until: number;
   readonly body: ListBody;
 }
 
@@ -19,8 +21,9 @@ const ANSWER_OVERHEAD_BYTES = 512;
  * Answers of recent queries, keyed by the query string, within `maxBytes` (their bytes as
  * counted, first in, first out: they are cut from shared slabs, see LruCache). An answer stays
  * valid while the departments it drew on do not change (and, for a town search, no centre
- * changes), so a steady stream of changes elsewhere does not empty the cache; a new day does. An
- * answer is kept from its query's second request on (see RecentKeys).
+ * changes), so a steady stream of changes elsewhere does not empty the cache; a new day does, and
+ * so does the start of any session (its answer may list it). An answer is kept from its query's
+ * second request on (see RecentKeys).
  */
 export class ResponseCache {
   readonly #entries: LruCache<string, CachedAnswer>;
@@ -41,10 +44,10 @@ export class ResponseCache {
     return this.#entries.bytes;
   }
 
-  get(snapshot: CatalogueSnapshot, today: string, key: string): CachedAnswer | undefined {
+  get(snapshot: CatalogueSnapshot, today: string, nowMs: number, key: string): CachedAnswer | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    if (entry.today === today && stillValid(snapshot, entry.version, entry.scope)) return entry;
+    if (entry.today === today && nowMs < entry.until && stillValid(snapshot, entry.version, entry.scope)) return entry;
     this.#entries.delete(key);
     return undefined;
   }

@@ -8,6 +8,7 @@ import { ListBodies, withUpdatedAt } from './list-body.js';
 import { type CachedAnswer, ResponseCache } from './response-cache.js';
 import { SearchQueryStringSchema, type StageList, StageListSchema, searchFields, toNotBeforeFrom } from './schemas.js';
 import { SearchArgumentError, type SearchResult, searchStages } from './search.js';
+import { startTurns } from './start-turns.js';
 
 /** The 429 response's description: the tiers as configured. */
 function rateLimitNote(config: Config): string {
@@ -57,14 +58,15 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
     // Synchronous, as all its work is: no promise to settle per request.
     (request, reply) => {
       const snapshot = app.catalogue.snapshot;
-      const today = dateIn(app.clock.now());
+      const now = app.clock.now();
+      const today = dateIn(now);
       // The query has been validated; its raw text identifies the answer.
       const queryString = request.url.slice(request.url.indexOf('?') + 1 || request.url.length);
-      let answer: CachedAnswer | undefined = cache.get(snapshot, today, queryString);
+      let answer: CachedAnswer | undefined = cache.get(snapshot, today, now.getTime(), queryString);
       if (!answer) {
         let result: SearchResult;
         try {
-          result = searchStages(snapshot, request.query, today);
+          result = searchStages(snapshot, request.query, now);
         } catch (err) {
           if (!(err instanceof SearchArgumentError)) throw err;
           sendProblem(
@@ -80,6 +82,7 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
           version: snapshot.version,
           scope: result.scope,
           today,
+          until: startTurns(snapshot, now.getTime()).next,
           body: bodies.write(result, platform, snapshot.updatedAtIso),
         };
         cache.set(queryString, answer);

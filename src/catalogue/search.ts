@@ -1,4 +1,5 @@
-import { orderKey } from './list-columns.js';
+import { addDays, dateIn } from '../core/clock.js';
+import { nowMinute, orderKey } from './list-columns.js';
 import { type CityMatcher, type Origin, SearchArgumentError } from './locations.js';
 import type { CatalogueSnapshot, SessionEntry, SessionRecord } from './read-model.js';
 import { RADIUS_DEFAULT_KM, type SearchQuery } from './schemas.js';
@@ -24,7 +25,7 @@ export interface SearchResult {
   /** Where the next page starts; absent on the last page. */
   nextCursor?: string;
   scope: SearchScope;
-  /** The first day actually searched from: `from`, or today when `from` is absent or past. */
+  /** The first day actually searched from: `from`, or today (in Paris) when `from` is absent or past. */
   from: string;
   description: string;
 }
@@ -42,9 +43,16 @@ export interface SearchResult {
  * The steps live in search/: which lists to walk (plan.ts, centres.ts), the walk and the count
  * (walk.ts), the page in date order (merge.ts) or another (top-k.ts), the cursor (cursor.ts) and
  * the description (describe.ts).
+ *
+ * Only sessions not begun at `now` are found: a session leaves the lists at its first day's start
+ * time in its centre's zone. `from` is a day in Paris; absent or past, every session not begun is found.
  */
-export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, today: string): SearchResult {
+export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, now: Date): SearchResult {
+  const today = dateIn(now);
   const from = query.from && query.from > today ? query.from : today;
+  // From today, that is every session not begun: one in the Antilles or Guyane may begin when it is
+  // already the next day in Paris, so the walk starts a day earlier and each start decides.
+  const walkFrom = from === today ? addDays(today, -1) : from;
   const memo = snapshot.searchMemo;
   const origin = query.near ? memo.origin(query.near) : undefined;
   const sort = checkedSort(query, origin);
@@ -57,8 +65,8 @@ export function searchStages(snapshot: CatalogueSnapshot, query: SearchQuery, to
   const maxCents = query.maxPrice === undefined ? undefined : Math.floor(query.maxPrice * 100 + 1e-6);
   // Read once the plan's columns are built: building them is what may find a key inexact.
   const exact = snapshot.columns.keysExact;
-  const bounds = boundsOf(exact, plan, from, query.to);
-  const matches = matcherOf(query, maxCents, plan.centreMask);
+  const bounds = boundsOf(exact, plan, walkFrom, query.to, today);
+  const matches = matcherOf(query, maxCents, plan.centreMask, nowMinute(now.getTime()));
   const total = countMatches(plan, bounds, query, maxCents, matches);
   const after: After | undefined = afterKey && {
     key: orderKey(afterKey.day1, afterKey.startTime, afterKey.priceCents),

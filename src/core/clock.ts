@@ -1,3 +1,5 @@
+import { LruCache, stringBytes } from './lru-cache.js';
+
 /** Metropolitan France's zone; overseas departments have their own (catalogue/geography.ts). */
 export const METROPOLITAN_TIME_ZONE = 'Europe/Paris';
 
@@ -37,4 +39,53 @@ export function addDays(day: string, days: number): string {
   const d = new Date(`${day}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
+}
+
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's offset from UTC, in minutes, at `instantMs` (its rules for that day: summer time included). */
+function offsetMinutesAt(instantMs: number, timeZone: string): number {
+  let fmt = offsetFormatters.get(timeZone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+    offsetFormatters.set(timeZone, fmt);
+  }
+  const name = fmt.formatToParts(instantMs).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const m = /GMT([+-])(\d{2}):(\d{2})/.exec(name);
+  if (!m) return 0;
+  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
+}
+
+const HOUR_MS = 3_600_000;
+const LOCAL_TIME = /^(\d{1,2}):(\d{2})$/;
+
+// Each zone's offset over one local day (NaN: it changes that day), for the few hundred days a
+// catalogue spans: a session's start is then a sum, not two time-zone look-ups. Bounded like every cache.
+const dayOffsets = new LruCache<string, number>(512 * 1024, (key) => stringBytes(key) + 16);
+
+/**
+ * The instant (ms since the epoch) a wall-clock `time` (HH:MM, hours up to 29 as the catalogue
+ * allows) on `day` (YYYY-MM-DD) denotes in `timeZone`; NaN when either is not in that format.
+ * On the night summer time begins, a time that does not exist is read with the offset before the
+ * change; on the night it ends, a time that happens twice is its second occurrence — as
+ * PostgreSQL's `AT TIME ZONE` reads them, so that the service and the database agree.
+ */
+export function startInstant(day: string, time: string, timeZone: string): number {
+  const midnight = Date.parse(`${day}T00:00:00Z`);
+  const t = LOCAL_TIME.exec(time);
+  if (!t || Number.isNaN(midnight) || !new Date(midnight).toISOString().startsWith(day)) return Number.NaN;
+  const asUtc = midnight + (Number(t[1]) * 60 + Number(t[2])) * 60_000;
+  const key = `${timeZone} ${day}`;
+  let offset = dayOffsets.get(key);
+  if (offset === undefined) {
+    // The local day and its late hours lie within these UTC bounds in any zone (offsets < 15 h).
+    const before = offsetMinutesAt(midnight - 15 * HOUR_MS, timeZone);
+    offset = before === offsetMinutesAt(midnight + 45 * HOUR_MS, timeZone) ? before : Number.NaN;
+    dayOffsets.set(key, offset);
+  }
+  if (Number.isNaN(offset)) {
+    // A day the offset changes: the offset at the instant this wall time denotes, guessed with the UTC reading, then corrected.
+    offset = offsetMinutesAt(asUtc - offsetMinutesAt(asUtc, timeZone) * 60_000, timeZone);
+  }
+  return asUtc - offset * 60_000;
 }

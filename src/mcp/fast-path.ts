@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import { METROPOLITAN_TIME_ZONE } from '../catalogue/geography.js';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
+import { startTurns } from '../catalogue/start-turns.js';
 import { type Clock, dateIn } from '../core/clock.js';
 import { ByteSlab } from '../http/byte-slab.js';
 
@@ -25,9 +26,10 @@ declare module 'fastify' {
  *
  * Only successful results are kept (HTTP 200, a `result` that is not `isError`): errors, unknown
  * methods and tools, invalid arguments, notifications, batches, `initialize` always reach the SDK.
- * Every answer depends only on its content, the catalogue snapshot and the calendar date: the cache is
- * emptied when the snapshot changes and when the date changes in Paris or in the time zone of any
- * centre (the tools compute "today" in the centre's zone), checked once a second.
+ * Every answer depends only on its content, the catalogue snapshot, the calendar date and which
+ * sessions have begun: the cache is emptied when the snapshot changes, when the date changes in
+ * Paris or in the time zone of any centre (the tools compute "today" in the centre's zone), checked
+ * once a second, and when a session starts (it leaves the lists).
  */
 
 /** Request headers the SDK reads to classify, validate or answer a POST: part of an answer's content. */
@@ -77,6 +79,10 @@ export class McpAnswerCache {
   #zones: string[] = [];
   #second = Number.NaN;
   #dates = '';
+  /** The next session start (ms) after the cache was last emptied. */
+  #until = Number.NEGATIVE_INFINITY;
+  /** How many times the cache was emptied: an answer is kept only if none happened while it was computed. */
+  #generation = 0;
   hits = 0;
   misses = 0;
 
@@ -148,7 +154,11 @@ export class McpAnswerCache {
 
   /** The `store` of this candidate, for the code that sends the SDK's answer. */
   keeper(candidate: FastPathCandidate) {
+    const generation = this.#generation;
     return (status: number, headers: [string, string][], body: string): void => {
+      this.#expire();
+      // Computed before the snapshot, a date or a session's start turned: it may already be stale.
+      if (this.#generation !== generation) return;
       this.store(candidate, status, headers, body);
     };
   }
@@ -179,7 +189,10 @@ export class McpAnswerCache {
     return true;
   }
 
-  /** Empties the cache when the catalogue snapshot or the date in any of its time zones has changed. */
+  /**
+   * Empties the cache when the catalogue snapshot or the date in any of its time zones has changed,
+   * or a session has started since.
+   */
   #expire(): void {
     const snapshot = this.#catalogue.snapshot;
     const now = this.#clock.now();
@@ -191,11 +204,13 @@ export class McpAnswerCache {
       this.#zones = [...zones];
     }
     const dates = this.#zones.map((zone) => dateIn(now, zone)).join(' ');
-    const changed = snapshot !== this.#snapshot || dates !== this.#dates;
+    const changed = snapshot !== this.#snapshot || dates !== this.#dates || now.getTime() >= this.#until;
     this.#snapshot = snapshot;
     this.#second = second;
     this.#dates = dates;
     if (!changed) return;
+    this.#until = startTurns(snapshot, now.getTime()).next;
+    this.#generation++;
     this.#entries.clear();
     this.#bytes = 0;
   }

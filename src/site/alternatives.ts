@@ -1,21 +1,22 @@
 import { DEPARTMENTS } from '../catalogue/geography.js';
-import { type CatalogueSnapshot, compareSessions, firstOnOrAfter, type SessionEntry } from '../catalogue/read-model.js';
+import { type CatalogueSnapshot, compareSessions, type SessionEntry } from '../catalogue/read-model.js';
+import { firstUpcoming } from '../catalogue/session-status.js';
 
 /**
- * The next bookable sessions near a full, past or cancelled one: first in its department, then in the
+ * The next bookable sessions (not begun at `nowMs`) near a full, past or cancelled one: first in its department, then in the
  * rest of its region, each in date order. Reads one department's sorted list at a time and
  * stops as soon as it has enough, so it costs a few dozen entries, not the catalogue.
  */
 export function nearbySessions(
   snapshot: CatalogueSnapshot,
   around: SessionEntry,
-  today: string,
+  nowMs: number,
   count = 5,
 ): SessionEntry[] {
   const firstBookable = (deptCode: string, n: number) => {
     const pool = snapshot.sessionsByDept.get(deptCode) ?? [];
     const out: SessionEntry[] = [];
-    for (let i = firstOnOrAfter(pool, today); i < pool.length && out.length < n; i++) {
+    for (let i = firstUpcoming(pool, nowMs); i < pool.length && out.length < n; i++) {
       const e = pool[i] as SessionEntry;
       if (e.record.spotsAvailable > 0 && e.record.id !== around.record.id) out.push(e);
     }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CatalogueSnapshot } from '../catalogue/read-model.js';
+import { startTurns } from '../catalogue/start-turns.js';
 import { LruCache, stringBytes } from '../core/lru-cache.js';
 import type { FormGuard } from '../reservations/form-guard.js';
 import { siteErrorPage } from '../web/error-page.js';
@@ -7,9 +9,10 @@ import type { SiteInfo } from '../web/layout.js';
 import { HTML_CONTENT_TYPE } from '../web/render.js';
 
 /**
- * Rendered pages, kept until the catalogue changes or the hour turns. Every page depends only
- * on the snapshot and on "today" in some French zone; all of them (Paris and overseas) have
- * whole-hour offsets, so a date anywhere changes only when the UTC hour does.
+ * Rendered pages, kept until the catalogue changes, the hour turns or a session starts. Every page
+ * depends only on the snapshot, on "today" in some French zone — all of them (Paris and overseas)
+ * have whole-hour offsets, so a date anywhere changes only when the UTC hour does — and on which
+ * sessions have begun (they leave the lists, their page no longer takes bookings).
  */
 export interface CachedPage {
   status: number;
@@ -23,6 +26,8 @@ export interface CachedPage {
  * possible token (those are 22 characters), and plain ASCII that escaping leaves as it is.
  */
 export const FORM_TOKEN_SLOT = 'form-token-slot-000000000';
+
+const HOUR_MS = 3_600_000;
 
 /** What the rendered pages kept for reuse may hold (docs/operations.md, memory). */
 export const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
@@ -42,8 +47,16 @@ export class PageCache {
     return this.#entries.bytes;
   }
 
-  static epoch(version: number, now: Date): string {
-    return `${version}-${now.toISOString().slice(0, 13)}`;
+  /**
+   * The catalogue version and the UTC hour ("26-2030-03-04T09"), and, once a session has started
+   * within that hour, the minute of the latest start ("26-2030-03-04T0930").
+   */
+  static epoch(snapshot: CatalogueSnapshot, now: Date): string {
+    const nowMs = now.getTime();
+    const hour = now.toISOString().slice(0, 13);
+    const last = startTurns(snapshot, nowMs).last;
+    const minute = last >= nowMs - (nowMs % HOUR_MS) ? new Date(last).toISOString().slice(14, 16) : '';
+    return `${snapshot.version}-${hour}${minute}`;
   }
 
   get(epoch: string, key: string): CachedPage | undefined {
@@ -92,14 +105,14 @@ export function cachedPages(
 ): (render: PageRenderer) => PageHandler {
   const cache = new PageCache(PAGE_CACHE_BYTES);
   return (render) => async (request, reply) => {
-    const epoch = PageCache.epoch(app.catalogue.snapshot.version, app.clock.now());
+    const epoch = PageCache.epoch(app.catalogue.snapshot, app.clock.now());
     let cached = cache.get(epoch, request.url);
     if (!cached) {
       cached = toCached(render(request) ?? { status: 404, html: siteErrorPage(site, 404) });
       cache.set(epoch, request.url, cached);
     }
     // Spots left change at any moment: browsers revalidate rather than show a stale count, and a page
-    // unchanged since (same catalogue version, same hour) costs them an empty 304.
+    // unchanged since (same catalogue version, same hour, no session started) costs them an empty 304.
     let etag = `"${epoch}"`;
     let body = cached.body;
     if (cached.slot === undefined) reply.header('cache-control', 'no-cache');

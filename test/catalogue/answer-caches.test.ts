@@ -15,7 +15,13 @@ const MB = 1024 * 1024;
 
 function answer(bytes: number): CachedAnswer {
   const body = { bytes: Buffer.alloc(bytes), iso: '', isoAt: 0, etag: 'W/"x"' } as unknown as ListBody;
-  return { version: 1, scope: { kind: 'all' } as unknown as CachedAnswer['scope'], today: '2030-03-01', body };
+  return {
+    version: 1,
+    scope: { kind: 'all' } as unknown as CachedAnswer['scope'],
+    today: '2030-03-01',
+    until: Number.POSITIVE_INFINITY,
+    body,
+  };
 }
 
 describe('the REST answer cache', () => {
@@ -34,7 +40,7 @@ describe('the REST answer cache', () => {
 describe('the page cache', () => {
   it('holds at most its budget of rendered pages within one catalogue version and hour', () => {
     const cache = new PageCache(1 * MB);
-    const epoch = PageCache.epoch(7, new Date('2030-03-01T10:00:00Z'));
+    const epoch = '7-2030-03-01T10'; // a catalogue version and an hour (PageCache.epoch)
     cache.get(epoch, '/');
     for (let i = 0; i < 500; i++) {
       cache.set(epoch, `/?city=${i}`, { status: 200, body: Buffer.alloc(60_000) });

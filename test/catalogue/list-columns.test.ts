@@ -43,14 +43,14 @@ const session = (centreId: string, day1: string, startTime: string, priceCents: 
   };
 };
 
-const TODAY = '2026-11-24';
+const NOW = new Date('2026-11-24T09:00:00Z');
 
 /** Every page of a search, walked with its cursors. */
 function walk(snapshot: CatalogueSnapshot, query: SearchQuery): string[] {
   const ids: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = searchStages(snapshot, cursor ? { ...query, cursor } : query, TODAY);
+    const page = searchStages(snapshot, cursor ? { ...query, cursor } : query, NOW);
     ids.push(...page.entries.map((e) => e.record.id));
     cursor = page.nextCursor;
   } while (cursor);
@@ -96,7 +96,7 @@ describe('searches over sessions far in the future', () => {
       { limit: 2, includeUnavailable: false, city: 'lyon', sort: 'price' },
     ];
     for (const query of queries) {
-      const expected = referenceAll(snapshot, query, TODAY).all;
+      const expected = referenceAll(snapshot, query, NOW).all;
       expect(walk(snapshot, query), JSON.stringify(query)).toEqual(expected);
     }
     expect(walk(snapshot, { limit: 1, includeUnavailable: false, dept: '69' })).toEqual([c.id, a.id, b.id]);
@@ -109,10 +109,10 @@ describe('cursors', () => {
     const sessions = ['2026-12-01', '2026-12-02', '2026-12-03'].map((d) => session(c1.id, d, '08:30', 22_900));
     const snapshot = CatalogueSnapshot.build(1, new Date(), [c1], sessions, urlBuilder('https://x.test'));
     const base = { limit: 1, includeUnavailable: false } as const;
-    const first = searchStages(snapshot, { ...base, city: 'lyon', dept: '69', region: '\u0000rhone' }, TODAY);
+    const first = searchStages(snapshot, { ...base, city: 'lyon', dept: '69', region: '\u0000rhone' }, NOW);
     expect(first.nextCursor).toBeDefined();
     expect(() =>
-      searchStages(snapshot, { ...base, city: 'lyon\u000069', region: 'rhone', cursor: first.nextCursor }, TODAY),
+      searchStages(snapshot, { ...base, city: 'lyon\u000069', region: 'rhone', cursor: first.nextCursor }, NOW),
     ).toThrow(/belongs to another search/);
   });
 });
@@ -127,8 +127,8 @@ describe('a record whose key is not exact', () => {
     const degraded = CatalogueSnapshot.build(1, new Date(), [c1], [...good, odd], urls);
     const sound = CatalogueSnapshot.build(1, new Date(), [c1], good, urls);
     const query: SearchQuery = { limit: 1, includeUnavailable: false, city: 'lyon' };
-    expect(walk(degraded, query)).toEqual(referenceAll(degraded, query, TODAY).all);
-    expect(walk(sound, query)).toEqual(referenceAll(sound, query, TODAY).all);
+    expect(walk(degraded, query)).toEqual(referenceAll(degraded, query, NOW).all);
+    expect(walk(sound, query)).toEqual(referenceAll(sound, query, NOW).all);
     expect(degraded.columns.keysExact).toBe(false);
     expect(sound.columns.keysExact).toBe(true);
     // Snapshots derived from one share its columns, so its verdict on the keys.

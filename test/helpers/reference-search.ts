@@ -6,7 +6,9 @@ import {
   type SessionEntry,
 } from '../../src/catalogue/read-model.js';
 import { RADIUS_DEFAULT_KM, type SearchQuery } from '../../src/catalogue/schemas.js';
+import { hasBegun } from '../../src/catalogue/session-status.js';
 import { searchKey } from '../../src/catalogue/text.js';
+import { addDays, dateIn } from '../../src/core/clock.js';
 
 const townKeys = new Map<string, string>();
 function townKey(city: string): string {
@@ -29,8 +31,11 @@ export interface ReferenceAnswer {
  * The filters as first written: one walk over the date-sorted pool, then a plain sort. The
  * index must agree with it. The cursor is ignored: callers slice `all`.
  */
-export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, today: string): ReferenceAnswer {
+export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, now: Date): ReferenceAnswer {
+  const today = dateIn(now);
   const from = query.from && query.from > today ? query.from : today;
+  // Every French zone's date is at least Paris's - 1: from today, every session not begun.
+  const walkFrom = from === today ? addDays(today, -1) : from;
   const pool = query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : snapshot.sessions;
   const city = query.city ? cityMatcher(query.city) : undefined;
   const region = query.region ? searchKey(query.region) : undefined;
@@ -38,9 +43,10 @@ export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, to
   const origin = query.near ? resolveOrigin(query.near) : undefined;
   const radius = query.radiusKm ?? RADIUS_DEFAULT_KM;
   const found: { e: SessionEntry; m: number }[] = [];
-  for (let i = firstOnOrAfter(pool, from); i < pool.length; i++) {
+  for (let i = firstOnOrAfter(pool, walkFrom); i < pool.length; i++) {
     const e = pool[i] as SessionEntry;
     if (query.to !== undefined && e.record.day1 > query.to) break;
+    if (hasBegun(e, now.getTime())) continue;
     if (!query.includeUnavailable && e.record.spotsAvailable <= 0) continue;
     if (maxCents !== undefined && e.record.priceCents > maxCents) continue;
     if (city !== undefined && !matchesCity(city, townKey(e.centre.view.city), e.centre.view.postalCode)) continue;
@@ -70,6 +76,6 @@ export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, to
 }
 
 /** The first page's ids. */
-export function referenceSearch(snapshot: CatalogueSnapshot, query: SearchQuery, today: string): string[] {
-  return referenceAll(snapshot, query, today).all.slice(0, query.limit);
+export function referenceSearch(snapshot: CatalogueSnapshot, query: SearchQuery, now: Date): string[] {
+  return referenceAll(snapshot, query, now).all.slice(0, query.limit);
 }

@@ -250,7 +250,7 @@ describe('MCP fast path', () => {
     expect(await post(t.app, c, 2)).toEqual(await post(sdk, c, 2));
   });
 
-  it('forgets kept answers when the date changes, in every time zone', async () => {
+  it('forgets kept answers when the date changes, in every time zone, and when a session starts', async () => {
     const c: Call = {
       headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' },
       message: {
@@ -267,7 +267,8 @@ describe('MCP fast path', () => {
     try {
       expect(await ids()).not.toContain(SESSIONS.lyonMar5.id);
       expect(await post(t.app, c, 3)).toEqual(await post(sdk, c, 3));
-      // In Réunion (UTC+4) the 19 March session is past from 20:00 UTC, while Paris is still on the 19th.
+      // In Réunion (UTC+4) the 19 March session begins at 08:30 there, 04:30 UTC (05:30 in Paris): it
+      // leaves the lists then, not at midnight.
       const reunion: Call = {
         headers: { 'content-type': 'application/json' },
         message: {
@@ -276,15 +277,15 @@ describe('MCP fast path', () => {
           params: { name: 'get_centre', arguments: { idOrSlug: CENTRES.reunion.id, limit: 50 } },
         },
       };
-      // get_centre lists the sessions from today in the centre's own zone.
+      // get_centre lists the sessions not yet begun, in the centre's own zone.
       const listed = async () =>
         (JSON.parse((await post(t.app, reunion, 1)).body).result.structuredContent.sessions as { id: string }[])
           .map((s) => s.id)
           .includes(SESSIONS.reunionMar19.id);
-      clock.set('2030-03-19T19:59:00Z');
+      clock.set('2030-03-19T04:29:00Z');
       expect(await listed()).toBe(true);
       expect(await listed()).toBe(true);
-      clock.set('2030-03-19T20:01:00Z');
+      clock.set('2030-03-19T04:30:00Z');
       expect(await listed()).toBe(false);
       expect(await post(t.app, reunion, 4)).toEqual(await post(sdk, reunion, 4));
     } finally {

@@ -1,3 +1,4 @@
+import { startInstant } from '../../core/clock.js';
 import { departmentByCode, METROPOLITAN_TIME_ZONE } from '../geography.js';
 import type { Centre, StageSession } from '../schemas.js';
 import { searchKey } from '../text.js';
@@ -55,6 +56,11 @@ export interface SessionEntry {
   readonly bytes: Buffer;
   readonly record: SessionRecord;
   readonly centre: CentreEntry;
+  /**
+   * When the course begins (ms since the epoch): day1 at startTime in the centre's zone. From then
+   * on it is past: no longer listed nor bookable. NaN (taken as begun) for a day or time in no stored format.
+   */
+  readonly startsAt: number;
   /** Cancelled sessions are known by id (their page, check_availability) but in no list. */
   readonly cancelled: boolean;
 }
@@ -112,5 +118,6 @@ export function sessionEntry(s: SessionRecord, centre: CentreEntry, urls: UrlBui
     `{"id":"${plain(view.id)}","day1":"${plain(view.day1)}","day2":"${plain(view.day2)}","startTime":"${plain(view.startTime)}",` +
     `"endTime":"${plain(view.endTime)}","priceEuros":${view.priceEuros},"spotsAvailable":${view.spotsAvailable},` +
     `"bookingUrl":${str(view.bookingUrl)},"centre":${centre.json}}`;
-  return { view, bytes: Buffer.from(json), record: s, centre, cancelled: s.status === 'cancelled' };
+  const startsAt = startInstant(s.day1, s.startTime, centre.timeZone);
+  return { view, bytes: Buffer.from(json), record: s, centre, startsAt, cancelled: s.status === 'cancelled' };
 }

@@ -1,3 +1,4 @@
+import { addDays } from '../../core/clock.js';
 import { type Columns, firstAfterDay, firstOnOrAfterDay } from '../list-columns.js';
 import type { SessionEntry } from '../read-model.js';
 import type { SearchQuery } from '../schemas.js';
@@ -6,39 +7,54 @@ import type { WalkPlan } from './plan.js';
 /** Whether session i of a list's columns passes every filter. */
 export type Matcher = (c: Columns, i: number) => boolean;
 
-/** Where the walk of each list starts (the first day searched) and ends (past `to`). */
+/**
+ * Where the walk of each list starts (the first day searched) and ends (past `to`), and from where
+ * no session of it can have begun (`unbegun`): before that, each session's start is checked.
+ */
 export interface Bounds {
   readonly starts: Int32Array;
   readonly ends: Int32Array;
+  readonly unbegun: Int32Array;
 }
 
-export function boundsOf(exact: boolean, plan: WalkPlan, from: string, to: string | undefined): Bounds {
+/**
+ * `today` is Paris's date. Every French zone's date is at most Paris's + 1, so a session whose
+ * first day is two days on has not begun anywhere: only the sessions of the first two or three
+ * days walked, in each list, need their start compared with now.
+ */
+export function boundsOf(exact: boolean, plan: WalkPlan, from: string, to: string | undefined, today: string): Bounds {
   const { lists, columns } = plan;
   const n = lists.length;
   const starts = new Int32Array(n);
   const ends = new Int32Array(n);
+  const unbegun = new Int32Array(n);
+  const sure = addDays(today, 2);
   for (let k = 0; k < n; k++) {
     const list = lists[k] as readonly SessionEntry[];
     const c = columns[k] as Columns;
     starts[k] = firstOnOrAfterDay(exact, list, c, from);
     ends[k] = to === undefined ? list.length : firstAfterDay(exact, list, c, to);
+    unbegun[k] = sure > from ? firstOnOrAfterDay(exact, list, c, sure) : (starts[k] as number);
   }
-  return { starts, ends };
+  return { starts, ends, unbegun };
 }
 
 /**
- * The session filters as one test over typed columns. `maxCents` in cents: 229.99 € must admit a
- * price of 22999 cents, whatever the float says.
+ * The session filters as one test over typed columns, a session begun by `now` (whole minutes,
+ * nowMinute) included. `maxCents` in cents: 229.99 € must admit a price of 22999 cents, whatever
+ * the float says.
  */
 export function matcherOf(
   query: SearchQuery,
   maxCents: number | undefined,
   centreMask: Uint8Array | undefined,
+  now: number,
 ): Matcher {
   const minSpots = query.includeUnavailable ? -0x80000000 : 1;
   const max = maxCents ?? 0x7fffffff;
   const mask = query.days ? query.days.reduce((m, w) => m | (1 << w), 0) : 0x7f;
   return (c, i) =>
+    (c.start[i] as number) > now &&
     (c.spots[i] as number) >= minSpots &&
     (c.price[i] as number) <= max &&
     ((c.weekdays[i] as number) & mask) !== 0 &&
@@ -47,12 +63,12 @@ export function matcherOf(
 
 /**
  * How many sessions match, on all pages. With no filter but places left, the count comes from
- * each list's running count of sessions with places: no walk at all. Otherwise one tight loop over
- * typed arrays per list.
+ * each list's running count of sessions with places, past the sessions that may have begun (which
+ * are looked at one by one): no walk of the rest. Otherwise one tight loop over typed arrays per list.
  */
 export function countMatches(
   plan: WalkPlan,
-  { starts, ends }: Bounds,
+  { starts, ends, unbegun }: Bounds,
   query: SearchQuery,
   maxCents: number | undefined,
   matches: Matcher,
@@ -62,9 +78,12 @@ export function countMatches(
   let total = 0;
   if (plan.centreMask === undefined && maxCents === undefined && query.days === undefined) {
     for (let k = 0; k < n; k++) {
+      const c = columns[k] as Columns;
       const lo = starts[k] as number;
       const hi = ends[k] as number;
-      if (hi > lo) total += query.includeUnavailable ? hi - lo : placesBetween(columns[k] as Columns, lo, hi);
+      const sure = Math.min(Math.max(unbegun[k] as number, lo), hi);
+      for (let i = lo; i < sure; i++) if (matches(c, i)) total++;
+      if (hi > sure) total += query.includeUnavailable ? hi - sure : placesBetween(c, sure, hi);
     }
   } else {
     for (let k = 0; k < n; k++) {

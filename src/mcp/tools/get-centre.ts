@@ -1,9 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { argumentsObject, countField, flagField, textField } from '../../catalogue/fields.js';
-import { firstOnOrAfter, type SessionEntry } from '../../catalogue/read-model.js';
+import type { SessionEntry } from '../../catalogue/read-model.js';
 import { CentreSchema, StageSessionSchema } from '../../catalogue/schemas.js';
-import { dateIn } from '../../core/clock.js';
+import { firstUpcoming } from '../../catalogue/session-status.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { sessionLine } from '../format.js';
@@ -47,9 +47,8 @@ export function centreDetails(
   const centre = snapshot.centresById.get(key) ?? snapshot.centresBySlug.get(key);
   if (!centre) return undefined;
   const all = snapshot.sessionsByCentre.get(centre.view.id) ?? [];
-  const today = dateIn(ctx.clock.now(), centre.timeZone);
   const upcoming = all
-    .slice(firstOnOrAfter(all, today))
+    .slice(firstUpcoming(all, ctx.clock.now().getTime()))
     .filter((e: SessionEntry) => includeUnavailable || e.record.spotsAvailable > 0);
   const sessions = upcoming.slice(0, limit).map(({ view: { centre: _omit, ...rest } }) => rest);
   const c = centre.view;

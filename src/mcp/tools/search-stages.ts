@@ -1,7 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { SearchQuerySchema, type StageList, StageListSchema } from '../../catalogue/schemas.js';
 import { SearchArgumentError, type SearchResult, searchStages } from '../../catalogue/search.js';
-import { dateIn } from '../../core/clock.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { sessionLine } from '../format.js';
@@ -20,7 +19,7 @@ export function registerSearchStages(server: McpServer, ctx: ToolContext): void 
       const snapshot = ctx.catalogue.snapshot;
       let found: SearchResult;
       try {
-        found = searchStages(snapshot, args, dateIn(ctx.clock.now()));
+        found = searchStages(snapshot, args, ctx.clock.now());
       } catch (err) {
         // The same message as REST's 400, as an error result the model can act on.
         if (err instanceof SearchArgumentError) return toolError(`Invalid argument ${err.message}`);

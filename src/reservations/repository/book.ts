@@ -1,4 +1,4 @@
-import { and, eq, gte, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connect.js';
 import { reservationLinks, reservations, stageSessions } from '../../db/schema.js';
 import { catalogueWrite, type Tx } from '../../db/write.js';
@@ -6,6 +6,7 @@ import { WriteRefused } from '../../db/write-refused.js';
 import { emailKey } from '../form.js';
 import { newLinkToken, newReference, secretHash } from '../secrets.js';
 import type { BookingOutcome, BookingRequest, ReservationRow } from './rows.js';
+import { sessionStart } from './session-start.js';
 
 /**
  * How long after booking the same browser may be led to its reservation again. Compared with
@@ -60,19 +61,20 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
             and(
               eq(stageSessions.id, request.sessionId),
               eq(stageSessions.status, 'scheduled'),
-              gte(stageSessions.day1, request.today),
+              sql`${sessionStart} > ${request.now.toISOString()}::timestamptz`,
               sql`${stageSessions.spotsAvailable} > 0`,
             ),
           )
           .returning({ centreId: stageSessions.centreId });
         if (!session) {
           const [current] = await tx
-            .select({ status: stageSessions.status, day1: stageSessions.day1 })
+            .select({
+              status: stageSessions.status,
+              begun: sql<boolean>`${sessionStart} <= ${request.now.toISOString()}::timestamptz`,
+            })
             .from(stageSessions)
             .where(eq(stageSessions.id, request.sessionId));
-          return current && current.status === 'scheduled' && current.day1 >= request.today
-            ? { kind: 'full' }
-            : { kind: 'closed' };
+          return current && current.status === 'scheduled' && !current.begun ? { kind: 'full' } : { kind: 'closed' };
         }
         const d = request.details;
         const [reservation] = await tx

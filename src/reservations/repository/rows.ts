@@ -20,11 +20,14 @@ export type BookingOutcome =
 
 export interface BookingRequest {
   sessionId: string;
-  /** Today in the centre's zone: a session whose first day is before it has begun. */
-  today: string;
   details: ReservationDetails;
   /** The form cookie of the booking browser (its hash is stored). */
   browser: string;
+  /**
+   * The service's clock (app.clock): a session takes bookings until it begins at this time, the
+   * instant the page that showed the form and every list go by, so that they never disagree.
+   */
+  now: Date;
   /**
    * Runs in the booking's transaction once the place is taken and the reservation stored (its
    * emails go to the outbox there); throwing undoes the booking.

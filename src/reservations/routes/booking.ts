@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { sessionStatus } from '../../catalogue/session-status.js';
-import { dateIn } from '../../core/clock.js';
 import { sessionAt } from '../../web/components.js';
 import { errorAnswer, GUARD_NOTICES, htmlAnswer, isForm, notAForm, privatePath } from '../answers.js';
 import { queueBookedMails } from '../booked-mails.js';
@@ -74,9 +73,9 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
 
     const outcome = await bookPlace(app.database.db, {
       sessionId: entry.record.id,
-      today: dateIn(app.clock.now(), entry.centre.timeZone),
       details: form.details,
       browser: guard.cookie(request) as string,
+      now: app.clock.now(),
       ...(context.mailEnabled
         ? { onBooked: (tx, booked) => queueBookedMails(tx, context, { ...booked, entry, person: form.details }) }
         : {}),

@@ -2,7 +2,7 @@ import { formatPrice } from '../../catalogue/price.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { BookingSection, type BookingState } from '../../reservations/pages/booking-form.js';
 import { departmentPath, MapLink, SessionList, SpotsLeft } from '../../web/components.js';
-import { frenchDate } from '../../web/format.js';
+import { frenchDate, frenchTime } from '../../web/format.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
 import { CentreSection, SessionFacts } from '../../web/session-facts.js';
 import type { SessionStatus } from '../structured-data.js';
@@ -12,6 +12,8 @@ export interface SessionPageProps {
   site: SiteInfo;
   entry: SessionEntry;
   status: SessionStatus;
+  /** Past, but its second day not yet over (in its zone): it has begun rather than ended. */
+  underway: boolean;
   alternatives: readonly SessionEntry[];
   /** Article slug → title, for the articles this page links to (absent ones are not linked). */
   articles: ReadonlyMap<string, string>;
@@ -33,10 +35,25 @@ function ArticleLink({
 }
 
 /** Why a session cannot be booked, above its facts. */
-function StatusNotice({ status, day1 }: { status: SessionStatus; day1: string }) {
+function StatusNotice({
+  status,
+  underway,
+  day1,
+  start,
+}: {
+  status: SessionStatus;
+  underway: boolean;
+  day1: string;
+  start: string;
+}) {
   return status === 'cancelled' ? (
     <p class="notice" role="status">
       Ce stage a été annulé par le centre. Voici les prochains stages près de là.
+    </p>
+  ) : status === 'past' && underway ? (
+    <p class="notice" role="status">
+      Ce stage a commencé le {frenchDate(day1)} à {frenchTime(start)} : les inscriptions sont closes. Voici les
+      prochains stages près de là.
     </p>
   ) : status === 'past' ? (
     <p class="notice" role="status">
@@ -123,13 +140,17 @@ export function SessionPage(props: SessionPageProps) {
       <h1>
         Stage de récupération de points à {c.city} ({c.deptCode})
       </h1>
-      <StatusNotice status={status} day1={s.day1} />
+      <StatusNotice status={status} underway={props.underway} day1={s.day1} start={s.startTime} />
       <div class="card">
         <SessionFacts entry={entry} hoursNote="les deux jours (14 heures en tout)" priceClass="price">
           <dt>Places</dt>
           <dd>
             {status === 'past' ? (
-              'stage terminé'
+              props.underway ? (
+                'inscriptions closes'
+              ) : (
+                'stage terminé'
+              )
             ) : status === 'cancelled' ? (
               'stage annulé'
             ) : (

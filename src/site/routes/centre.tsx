@@ -1,5 +1,4 @@
-import { firstOnOrAfter } from '../../catalogue/read-model.js';
-import { dateIn } from '../../core/clock.js';
+import { firstUpcoming } from '../../catalogue/session-status.js';
 import { centrePath } from '../../web/components.js';
 import { renderPage } from '../../web/render.js';
 import type { SiteContext } from '../context.js';
@@ -18,7 +17,7 @@ export function centreRoute({ app, site, page }: SiteContext): void {
       const p = pageNumber((request.query as Record<string, unknown>).page);
       if (!centre || p === undefined) return undefined;
       const all = snapshot.sessionsByCentre.get(centre.view.id) ?? [];
-      const found = existingPage(all, p, firstOnOrAfter(all, dateIn(app.clock.now(), centre.timeZone)));
+      const found = existingPage(all, p, firstUpcoming(all, app.clock.now().getTime()));
       if (!found) return undefined;
       const html = renderPage(
         <CentrePage

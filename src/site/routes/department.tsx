@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import { canonicalDeptCode, departmentByCode } from '../../catalogue/geography.js';
 import type { CentreEntry } from '../../catalogue/read-model.js';
 import { searchStages } from '../../catalogue/search.js';
-import { dateIn } from '../../core/clock.js';
 import { departmentPath } from '../../web/components.js';
 import { renderPage } from '../../web/render.js';
 import type { SiteContext } from '../context.js';
@@ -26,7 +25,7 @@ export function departmentRoute({ app, site, page }: SiteContext): void {
     const p = pageNumber((request.query as Record<string, unknown>).page);
     if (!department || p === undefined) return undefined;
     const query = { dept: department.code, limit: searchLimit(p), includeUnavailable: false };
-    const found = existingPage(searchStages(app.catalogue.snapshot, query, dateIn(app.clock.now())).entries, p);
+    const found = existingPage(searchStages(app.catalogue.snapshot, query, app.clock.now()).entries, p);
     if (!found) return undefined;
     const html = renderPage(
       <DepartmentPage

@@ -1,6 +1,5 @@
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { searchStages } from '../../catalogue/search.js';
-import { dateIn } from '../../core/clock.js';
 import { renderPage } from '../../web/render.js';
 import type { SiteContext } from '../context.js';
 import { HomePage } from '../pages/home.js';
@@ -17,7 +16,7 @@ export function homeRoute({ app, site, page }: SiteContext): void {
       let found: { entries: SessionEntry[]; hasNext: boolean } = { entries: [], hasNext: false };
       if (search.query) {
         const query = { ...search.query, limit: searchLimit(search.page) };
-        found = pageOf(searchStages(app.catalogue.snapshot, query, dateIn(app.clock.now())).entries, search.page);
+        found = pageOf(searchStages(app.catalogue.snapshot, query, app.clock.now()).entries, search.page);
       }
       const api = new URLSearchParams();
       for (const [k, v] of Object.entries(search.values)) if (v && k !== 'page') api.set(k, v);

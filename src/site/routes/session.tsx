@@ -31,13 +31,13 @@ export function sessionPageRenderer({ app, site }: SiteContext, articles: Articl
   return (entry, booking) => {
     const now = app.clock.now();
     const status = sessionStatus(entry, now);
-    const alternatives =
-      status === 'available' ? [] : nearbySessions(app.catalogue.snapshot, entry, dateIn(now, entry.centre.timeZone));
+    const alternatives = status === 'available' ? [] : nearbySessions(app.catalogue.snapshot, entry, now.getTime());
     return renderPage(
       <SessionPage
         site={site}
         entry={entry}
         status={status}
+        underway={status === 'past' && entry.record.day2 >= dateIn(now, entry.centre.timeZone)}
         alternatives={alternatives}
         articles={linkedArticles}
         path={sessionPath(entry.record.id)}

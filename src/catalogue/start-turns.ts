@@ -1,0 +1,60 @@
+import { addDays, dateIn } from '../core/clock.js';
+import type { CatalogueSnapshot, SessionEntry } from './read-model.js';
+import { firstOnOrAfter } from './read-model.js';
+
+/**
+ * The session starts around an instant, in ms since the epoch: a listed session leaves the lists and
+ * stops being bookable at its start, so any answer about the catalogue holds from `last` to `next`
+ * (the day's date aside).
+ */
+export interface StartTurns {
+  /** The latest start at or before the instant, within the past day; -Infinity when none. */
+  readonly last: number;
+  /** The first start after the instant; Infinity when none. */
+  readonly next: number;
+}
+
+interface Memo {
+  from: number;
+  turns: StartTurns;
+}
+
+const TURNS = Symbol('start turns');
+
+/**
+ * The starts around `nowMs` among the snapshot's listed sessions. Kept by the snapshot (which is
+ * immutable) and recomputed only once `nowMs` reaches the next start: a few thousand sessions read
+ * once per start and per catalogue version, never per request.
+ */
+export function startTurns(snapshot: CatalogueSnapshot, nowMs: number): StartTurns {
+  const memo = snapshot.derived.get<Memo>(TURNS, () => ({ from: Number.POSITIVE_INFINITY, turns: NONE }));
+  if (memo.from <= nowMs && nowMs < memo.turns.next) return memo.turns;
+  memo.turns = scan(snapshot.sessions, nowMs);
+  memo.from = nowMs;
+  return memo.turns;
+}
+
+const NONE: StartTurns = { last: Number.NEGATIVE_INFINITY, next: Number.NEGATIVE_INFINITY };
+
+/**
+ * Sessions are in local (day1, startTime) order, zones mixed: the scan starts a day before Paris's
+ * date (no French zone is further behind) and stops two days past the best next start's UTC date,
+ * after which no zone (all within 14 hours of UTC) can start earlier.
+ */
+function scan(sessions: readonly SessionEntry[], nowMs: number): StartTurns {
+  let last = Number.NEGATIVE_INFINITY;
+  let next = Number.POSITIVE_INFINITY;
+  let stopAt = '';
+  for (let i = firstOnOrAfter(sessions, addDays(dateIn(new Date(nowMs)), -1)); i < sessions.length; i++) {
+    const e = sessions[i] as SessionEntry;
+    if (stopAt !== '' && e.record.day1 >= stopAt) break;
+    const s = e.startsAt;
+    if (s <= nowMs) {
+      if (s > last) last = s;
+    } else if (s < next) {
+      next = s;
+      stopAt = addDays(new Date(s).toISOString().slice(0, 10), 2);
+    }
+  }
+  return { last, next };
+}
