@@ -77,6 +77,7 @@ export class EventStreams {
     if (bytes.length === 0) return;
     this.feed.append(version, bytes);
     for (const stream of this.#open) stream.pump();
+    this.#trim();
   }
 
   /**
