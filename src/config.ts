@@ -106,6 +106,13 @@ const EnvSchema = z
     KEEP_ALIVE_TIMEOUT_MS: milliseconds('KEEP_ALIVE_TIMEOUT_MS').default(72_000),
     IDLE_TIMEOUT_MS: milliseconds('IDLE_TIMEOUT_MS').default(120_000),
     MAX_CONNECTIONS: positiveInt('MAX_CONNECTIONS').default(4096),
+    EVENTS_STREAM_MAX_BUFFER_KB: positiveInt('EVENTS_STREAM_MAX_BUFFER_KB')
+      .min(16, 'EVENTS_STREAM_MAX_BUFFER_KB must be at least 16')
+      .max(65_536, 'EVENTS_STREAM_MAX_BUFFER_KB must be at most 65536')
+      .default(1024),
+    EVENTS_TOTAL_BUFFER_MB: positiveInt('EVENTS_TOTAL_BUFFER_MB')
+      .max(4096, 'EVENTS_TOTAL_BUFFER_MB must be at most 4096')
+      .default(64),
     RATE_LIMIT_REGISTER_PER_HOUR: positiveInt('RATE_LIMIT_REGISTER_PER_HOUR').default(5),
     RATE_LIMIT_RESERVATIONS_PER_HOUR: positiveInt('RATE_LIMIT_RESERVATIONS_PER_HOUR').default(5),
     RATE_LIMIT_REDIS_TIMEOUT_MS: positiveInt('RATE_LIMIT_REDIS_TIMEOUT_MS')
@@ -217,11 +224,13 @@ const EnvSchema = z
         env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** When set, signs access tokens instead of the keys kept in the database. */
       signingKey: env.SIGNING_KEY,
-      /** GET /api/stages/events: heartbeat period and caps on open streams. */
+      /** GET /api/stages/events: heartbeat period, caps on open streams and on their unsent bytes. */
       events: {
         heartbeatMs: env.EVENTS_HEARTBEAT_SECONDS * 1000,
         maxPerAddress: env.EVENTS_MAX_PER_ADDRESS,
         maxStreams: env.EVENTS_MAX_STREAMS,
+        maxStreamBytes: env.EVENTS_STREAM_MAX_BUFFER_KB * 1024,
+        maxTotalBytes: env.EVENTS_TOTAL_BUFFER_MB * 1024 * 1024,
       },
       /** What a client may hold at the edge: time to send a request, idle time, connections (http/connections.ts). */
       edge: {

@@ -35,6 +35,20 @@ describe('configuration', () => {
     expect(loadConfig({ IMPORT_MAX_RECORDS: '100000' }).importMaxRecords).toBe(100_000);
   });
 
+  it('bounds what change streams leave unsent: 1 MB each and 64 MB in all, within 16 KB–64 MB and 1–4096 MB', () => {
+    expect(loadConfig({}).events).toMatchObject({ maxStreamBytes: 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 });
+    const set = loadConfig({ EVENTS_STREAM_MAX_BUFFER_KB: '256', EVENTS_TOTAL_BUFFER_MB: '8' }).events;
+    expect(set).toMatchObject({ maxStreamBytes: 256 * 1024, maxTotalBytes: 8 * 1024 * 1024 });
+    for (const env of [
+      { EVENTS_STREAM_MAX_BUFFER_KB: '15' },
+      { EVENTS_STREAM_MAX_BUFFER_KB: '65537' },
+      { EVENTS_STREAM_MAX_BUFFER_KB: '1.5' },
+      { EVENTS_TOTAL_BUFFER_MB: '0' },
+      { EVENTS_TOTAL_BUFFER_MB: '4097' },
+    ])
+      expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration:\\n  ${Object.keys(env)[0]}: `));
+  });
+
   it('selects PostgreSQL with DATABASE_URL and turns the demo off with DEMO_CATALOGUE=false', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', DEMO_CATALOGUE: 'false' });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });

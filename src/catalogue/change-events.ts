@@ -34,3 +34,38 @@ export function changesOf(update: CatalogueUpdate, now: Date): SessionChange[] |
   if (update.kind === 'reload') return 'reset';
   return [...update.delta.sessions.keys()].map((id) => sessionChange(update.snapshot, id, now));
 }
+
+export function sessionEvent(change: SessionChange, last: boolean): string {
+  return `event: session\ndata: ${JSON.stringify(change)}\n${last ? `id: ${change.version}\n` : ''}\n`;
+}
+
+export function resetEvent(version: number): string {
+  return `event: reset\ndata: ${JSON.stringify({ version })}\nid: ${version}\n\n`;
+}
+
+/** The events of a list of changes: the last one carries the id that a client resumes from. */
+export function sessionEvents(changes: readonly SessionChange[]): string {
+  let text = '';
+  for (const [i, c] of changes.entries()) text += sessionEvent(c, i === changes.length - 1);
+  return text;
+}
+
+/**
+ * An update's events as the bytes every stream sends: built once per update, whatever the number
+ * of streams (the streams have no filters, so every one sends the same bytes).
+ */
+export function encodeUpdate(update: CatalogueUpdate, now: Date): Buffer {
+  const changes = changesOf(update, now);
+  return Buffer.from(changes === 'reset' ? resetEvent(update.snapshot.version) : sessionEvents(changes));
+}
+
+/** Why a stream was ended before its client closed it (the `overflow` event's `reason`). */
+export type OverflowReason = 'too_slow' | 'server_busy';
+
+/**
+ * The last event of a stream ended for not keeping up. It carries no `id:`, so an EventSource keeps
+ * the id of the last whole version it received and resumes from it when it reconnects.
+ */
+export function overflowEvent(reason: OverflowReason, lastEventId: string | undefined): Buffer {
+  return Buffer.from(`event: overflow\ndata: ${JSON.stringify({ reason, lastEventId: lastEventId ?? null })}\n\n`);
+}

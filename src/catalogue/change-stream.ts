@@ -1,75 +1,50 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { CatalogueUpdate } from './catalogue.js';
-import { changesOf, type SessionChange, sessionChange } from './change-events.js';
+import { resetEvent, sessionChange, sessionEvents } from './change-events.js';
+import type { EventStreams } from './event-streams.js';
 import { sessionsChangedBetween } from './repository.js';
 
 /** Milliseconds an EventSource waits before reconnecting (the `retry:` field). */
 export const RETRY_MS = 2000;
 
-function sessionEvent(change: SessionChange, last: boolean): string {
-  return `event: session\ndata: ${JSON.stringify(change)}\n${last ? `id: ${change.version}\n` : ''}\n`;
-}
-
-function resetEvent(version: number): string {
-  return `event: reset\ndata: ${JSON.stringify({ version })}\nid: ${version}\n\n`;
-}
-
 /**
- * Writes the catalogue's changes to an open event stream until it closes (then `done`): what was
- * missed since `resumeText` first, when given, then every update as it comes. Live updates are
- * buffered until the replay is written, so that none is lost or reordered.
+ * Follows the catalogue's changes on an open event stream: what was missed since `resumeText`
+ * first, when given, then every version as it comes (from the feed the streams share). The stream
+ * joins the feed before the missed changes are read, so none is lost or sent twice.
  */
 export async function streamChanges(
   app: FastifyInstance,
   request: FastifyRequest,
   res: ServerResponse,
+  streams: EventStreams,
+  address: string,
   resumeText: string | undefined,
-  heartbeatMs: number,
-  done: () => void,
 ): Promise<void> {
-  let backlog: CatalogueUpdate[] | undefined = [];
-  let sentUpTo = app.catalogue.snapshot.version;
-  const write = (update: CatalogueUpdate) => {
-    if (update.snapshot.version <= sentUpTo) return;
-    sentUpTo = update.snapshot.version;
-    const changes = changesOf(update, app.clock.now());
-    if (changes === 'reset') res.write(resetEvent(update.snapshot.version));
-    else for (const [i, c] of changes.entries()) res.write(sessionEvent(c, i === changes.length - 1));
-  };
-  const unsubscribe = app.catalogue.subscribe((update) => {
-    if (backlog) backlog.push(update);
-    else write(update);
-  });
-  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
-  heartbeat.unref();
-  res.on('close', () => {
-    clearInterval(heartbeat);
-    unsubscribe();
-    done();
-  });
-  res.write(`retry: ${RETRY_MS}\n: stream of ${app.config.platformName} catalogue changes\n\n`);
-  if (resumeText !== undefined) sentUpTo = await replay(app, request, res, Number(resumeText));
-  const pending = backlog;
-  backlog = undefined;
-  for (const update of pending) write(update);
+  const version = app.catalogue.snapshot.version;
+  const stream = streams.open(res, address, version);
+  // A fresh stream's first id is the version it starts from: a client ended before any change
+  // still resumes from there.
+  const id = resumeText === undefined ? `id: ${version}\n` : '';
+  res.write(`retry: ${RETRY_MS}\n${id}: stream of ${app.config.platformName} catalogue changes\n\n`);
+  if (resumeText === undefined) return stream.start(undefined, version, String(version));
+  const replay = await missedSince(app, request, Number(resumeText));
+  // A replay is this stream's own bytes: make room for it in the streams' budget first.
+  streams.enforce(replay.bytes.length);
+  stream.start(replay.bytes, replay.upTo, replay.bytes.length ? String(replay.upTo) : resumeText);
 }
 
-/** Writes each session changed since version `since`, as it now stands; returns the version written up to. */
-async function replay(app: FastifyInstance, request: FastifyRequest, res: ServerResponse, since: number) {
+/** Each session changed since version `since`, as it now stands, and the version that covers. */
+async function missedSince(app: FastifyInstance, request: FastifyRequest, since: number) {
   const snapshot = app.catalogue.snapshot;
   try {
     const ids = await sessionsChangedBetween(app.database.db, since, snapshot.version);
-    if (ids === 'reset') res.write(resetEvent(snapshot.version));
-    else {
-      const now = app.clock.now();
-      for (const [i, id] of ids.entries())
-        res.write(sessionEvent(sessionChange(snapshot, id, now), i === ids.length - 1));
-    }
+    if (ids === 'reset') return { bytes: Buffer.from(resetEvent(snapshot.version)), upTo: snapshot.version };
+    const now = app.clock.now();
+    const text = sessionEvents(ids.map((id) => sessionChange(snapshot, id, now)));
+    return { bytes: Buffer.from(text), upTo: snapshot.version };
   } catch (err) {
     // Without the log (database down), the consumer cannot know what it missed: it reads again.
     request.log.warn({ err }, 'change stream replay failed');
-    res.write(resetEvent(snapshot.version));
+    return { bytes: Buffer.from(resetEvent(snapshot.version)), upTo: snapshot.version };
   }
-  return snapshot.version;
 }

@@ -1,9 +1,19 @@
+import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problem, problemResponse, sendProblem } from '../http/problem.js';
 import { addressBucket } from '../http/rate-limit.js';
+import { encodeUpdate } from './change-events.js';
 import { RETRY_MS, streamChanges } from './change-stream.js';
-import { OpenStreams } from './event-streams.js';
+import { EventStreams, type StreamLimits } from './event-streams.js';
+import { registerEventMetrics } from './events-metrics.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The open change streams (GET /api/stages/events): their counts and unsent bytes. */
+    eventStreams: EventStreams;
+  }
+}
 
 const EventsQuery = z.object({
   lastEventId: z
@@ -14,17 +24,37 @@ const EventsQuery = z.object({
 });
 
 /**
- * GET /api/stages/events: the catalogue's changes as Server-Sent Events, one `session` event per
- * changed session (id, status, places left, price); the last event of each catalogue version carries
- * `id: <version>`, so a client that reconnects with Last-Event-ID gets what it missed (from the change
- * log, each session as it now stands) and nothing twice. A `reset` event says the list changed
- * wholesale: read it again. A comment line every `heartbeatMs` keeps proxies from closing the stream.
+ * GET /api/stages/events and the streams it holds. Each catalogue version's events are encoded once
+ * and shared by every stream; a stream that does not keep up is ended with an `overflow` event.
  */
-export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: number; maxStreams: number }) {
-  const plugin: FastifyPluginAsyncZod = async (app) => {
-    const streams = new OpenStreams(options.maxPerAddress, options.maxStreams);
-    app.addHook('preClose', async () => streams.endAll());
+export async function registerEventsRoute(app: FastifyInstance, limits: StreamLimits): Promise<void> {
+  const streams = new EventStreams(limits);
+  app.decorate('eventStreams', streams);
+  const unsubscribe = app.catalogue.subscribe((update) =>
+    streams.publish(update.snapshot.version, () => encodeUpdate(update, app.clock.now())),
+  );
+  app.addHook('preClose', async () => {
+    unsubscribe();
+    streams.endAll();
+  });
+  if (app.metrics) await registerEventMetrics(app.metrics, streams);
+  await app.register(eventsRoute(streams));
+}
 
+function description({ heartbeatMs, maxPerAddress, maxStreamBytes }: StreamLimits): string {
+  return `text/event-stream. Events: \`session\` (data: {id, status: available|full|past|cancelled|removed, spotsAvailable, priceEuros, version}) for each changed session; \`reset\` (data: {version}) when the catalogue changed wholesale and should be read again; \`overflow\` (data: {reason: too_slow|server_busy, lastEventId}) as the last event of a stream the server ends because its client did not keep up (more than ${maxStreamBytes / 1024} KB unsent): reconnect with Last-Event-ID. The last event of each catalogue version carries \`id:\` = the version: reconnect with the \`Last-Event-ID\` header (or \`?lastEventId=\`) to receive what was missed. A comment line every ${heartbeatMs / 1000} s keeps the stream open; \`retry: ${RETRY_MS}\`. At most ${maxPerAddress} open streams per address (429 beyond).`;
+}
+
+/**
+ * The catalogue's changes as Server-Sent Events, one `session` event per changed session (id,
+ * status, places left, price); the last event of each catalogue version carries `id: <version>`,
+ * so a client that reconnects with Last-Event-ID gets what it missed (from the change log, each
+ * session as it now stands) and nothing twice. A `reset` event says the list changed wholesale: read
+ * it again. A comment line every `heartbeatMs` keeps proxies from closing the stream.
+ */
+function eventsRoute(streams: EventStreams): FastifyPluginAsyncZod {
+  const { limits } = streams;
+  return async (app) => {
     app.get(
       '/api/stages/events',
       {
@@ -33,7 +63,7 @@ export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: numb
         schema: {
           operationId: 'streamStageChanges',
           summary: 'Stream changes of places, prices and status (Server-Sent Events)',
-          description: `text/event-stream. Events: \`session\` (data: {id, status: available|full|past|cancelled|removed, spotsAvailable, priceEuros, version}) for each changed session; \`reset\` (data: {version}) when the catalogue changed wholesale and should be read again. The last event of each catalogue version carries \`id:\` = the version: reconnect with the \`Last-Event-ID\` header (or \`?lastEventId=\`) to receive what was missed. A comment line every ${options.heartbeatMs / 1000} s keeps the stream open; \`retry: ${RETRY_MS}\`. At most ${options.maxPerAddress} open streams per address (429 beyond).`,
+          description: description(limits),
           tags: ['stages'],
           querystring: EventsQuery,
           response: {
@@ -60,7 +90,7 @@ export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: numb
           reply.header('retry-after', 60);
           return sendProblem(
             reply,
-            problem(429, 'too_many_streams', `At most ${options.maxPerAddress} open event streams per address.`),
+            problem(429, 'too_many_streams', `At most ${limits.maxPerAddress} open event streams per address.`),
           );
         }
         if (refused === 'full') {
@@ -69,6 +99,11 @@ export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: numb
         }
 
         reply.hijack();
+        // The stream is meant to be quiet between heartbeats and to outlive any request timeout: no
+        // idle timeout of the server's (Fastify's connectionTimeout, http.Server#timeout) applies to
+        // its socket. A client that stops reading is ended by the byte bounds instead, and a dead
+        // peer by TCP once the heartbeats go unacknowledged.
+        request.raw.socket.setTimeout(0);
         const res = reply.raw;
         res.writeHead(200, {
           'content-type': 'text/event-stream; charset=utf-8',
@@ -81,10 +116,8 @@ export function eventsRoutes(options: { heartbeatMs: number; maxPerAddress: numb
           'x-content-type-options': 'nosniff',
           'x-request-id': request.id,
         });
-        streams.add(res, address);
-        await streamChanges(app, request, res, resumeText, options.heartbeatMs, () => streams.remove(res, address));
+        await streamChanges(app, request, res, streams, address, resumeText);
       },
     );
   };
-  return plugin;
 }

@@ -1,72 +1,8 @@
-import { type ClientRequest, get, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keysFor } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
-
-interface SseEvent {
-  event?: string;
-  data?: string;
-  id?: string;
-  comment?: string;
-  retry?: string;
-}
-
-/**
- * An EventSource-style reader (blocks separated by a blank line, fields per line) over a socket of
- * its own, so that closing it leaves no pooled connection behind.
- */
-async function openStream(url: string, headers: Record<string, string> = {}) {
-  const events: SseEvent[] = [];
-  let buffer = '';
-  let request: ClientRequest | undefined;
-  const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    request = get(url, { agent: false, headers: { accept: 'text/event-stream', ...headers } }, resolve);
-    request.on('error', reject);
-  });
-  res.setEncoding('utf8');
-  const ended = new Promise<void>((resolve) => {
-    res.on('close', () => resolve());
-    res.on('error', () => resolve());
-  });
-  res.on('data', (chunk: string) => {
-    buffer += chunk;
-    let cut = buffer.indexOf('\n\n');
-    while (cut >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const event: SseEvent = {};
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) event.comment = line.slice(1).trim();
-        else {
-          const at = line.indexOf(':');
-          const field = line.slice(0, at) as keyof SseEvent;
-          event[field] = line.slice(at + 1).replace(/^ /, '');
-        }
-      }
-      events.push(event);
-      cut = buffer.indexOf('\n\n');
-    }
-  });
-  return {
-    res: { status: res.statusCode, headers: { get: (name: string) => res.headers[name] as string | undefined } },
-    events,
-    sessions: () =>
-      events.filter((e) => e.event === 'session').map((e) => ({ ...JSON.parse(e.data as string), lastId: e.id })),
-    async until(ok: (events: SseEvent[]) => boolean, ms = 3000) {
-      const end = Date.now() + ms;
-      while (!ok(events)) {
-        if (Date.now() > end) throw new Error(`stream condition not met in ${ms} ms: ${JSON.stringify(events)}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    },
-    close() {
-      request?.destroy();
-      return ended;
-    },
-    ended,
-  };
-}
+import { openStream } from '../helpers/sse.js';
 
 let t: TestApp;
 let base: string;
@@ -91,6 +27,8 @@ describe('GET /api/stages/events', () => {
     expect(stream.res.status).toBe(200);
     expect(stream.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     await stream.until((e) => e.some((x) => x.retry === '2000'));
+    // The first block names the version the stream starts from: a client ended before any change resumes there.
+    expect(stream.events[0]?.id).toBe(String(t.app.catalogue.snapshot.version));
 
     expect((await places(SESSIONS.lyonMar5.id, -1)).statusCode).toBe(200);
     await t.app.inject({
@@ -123,7 +61,7 @@ describe('GET /api/stages/events', () => {
     await places(SESSIONS.ajaccioMar13.id, -3);
     const version = t.app.catalogue.snapshot.version;
 
-    const resumed = await openStream(`${base}/api/stages/events`, { 'last-event-id': lastSeen });
+    const resumed = await openStream(`${base}/api/stages/events`, { headers: { 'last-event-id': lastSeen } });
     await resumed.until(() => resumed.sessions().length >= 2);
     await places(SESSIONS.ajaccioMar13.id, 1);
     await resumed.until(() => resumed.sessions().length >= 3);
@@ -148,7 +86,7 @@ describe('GET /api/stages/events', () => {
   });
 
   it('says reset when the log cannot tell what was missed', async () => {
-    const stream = await openStream(`${base}/api/stages/events`, { 'last-event-id': '1' });
+    const stream = await openStream(`${base}/api/stages/events`, { headers: { 'last-event-id': '1' } });
     await stream.until((e) => e.some((x) => x.event === 'reset'));
     const reset = stream.events.find((x) => x.event === 'reset');
     expect(JSON.parse(reset?.data as string)).toEqual({ version: t.app.catalogue.snapshot.version });
@@ -170,6 +108,27 @@ describe('GET /api/stages/events', () => {
     const again = await openStream(`${base}/api/stages/events`);
     expect(again.res.status).toBe(200);
     await again.close();
+  });
+
+  it("is not cut by the server's idle or request timeouts: a quiet stream stays open between heartbeats", async () => {
+    // What Fastify's connectionTimeout, requestTimeout and keepAliveTimeout set on the HTTP server.
+    const server = t.app.server;
+    const saved = [server.timeout, server.requestTimeout, server.headersTimeout, server.keepAliveTimeout] as const;
+    server.timeout = 100;
+    server.requestTimeout = 100;
+    server.headersTimeout = 100;
+    server.keepAliveTimeout = 100;
+    try {
+      const stream = await openStream(`${base}/api/stages/events`);
+      await stream.until((e) => e.some((x) => x.retry));
+      // Quiet for four idle timeouts (the heartbeat comes every second).
+      await new Promise((r) => setTimeout(r, 400));
+      await places(SESSIONS.stEtienneMar5.id, -1);
+      await stream.until(() => stream.sessions().some((s) => s.id === SESSIONS.stEtienneMar5.id));
+      await stream.close();
+    } finally {
+      [server.timeout, server.requestTimeout, server.headersTimeout, server.keepAliveTimeout] = saved;
+    }
   });
 
   it('ends open streams when the server closes, rather than holding the shutdown', async () => {
