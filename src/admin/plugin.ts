@@ -18,13 +18,6 @@ import { sessionRoutes } from './routes/sessions.js';
 export const adminPlugin: FastifyPluginAsyncZod = async (app) => {
   registerAdminAuth(app);
 
-  // Imports come as NDJSON or CSV too; the route reads the text.
-  for (const type of ['application/x-ndjson', 'application/ndjson', 'text/csv']) {
-    app.addContentTypeParser(type, { parseAs: 'string', bodyLimit: app.config.importMaxBytes }, (_req, body, done) =>
-      done(null, body),
-    );
-  }
-
   // In this order: it is the order of the paths in /openapi.json.
   await app.register(reservationAdminRoutes);
   await app.register(centreRoutes);

@@ -1,5 +1,4 @@
 import { pipeline, Readable } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parse } from 'csv-parse';
 import { NUMERIC_COLUMNS } from './columns.js';
 import { restore } from './csv-cells.js';
@@ -13,21 +12,6 @@ import {
   tooManyRecords,
 } from './records.js';
 
-/** The CSV parser takes the text this many characters at a time, with a turn of the event loop between. */
-const SLICE_CHARS = 64 * 1024;
-
-/** The text in slices that never split a surrogate pair (a slice becomes UTF-8 bytes on its own). */
-async function* slices(text: string): AsyncGenerator<string> {
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(at + SLICE_CHARS, text.length);
-    const last = text.charCodeAt(end - 1);
-    if (last >= 0xd800 && last <= 0xdbff && end < text.length) end++;
-    yield text.slice(at, end);
-    at = end;
-    await nextTurn();
-  }
-}
-
 interface Row {
   record: Record<string, string>;
   info: { lines: number };
@@ -38,7 +22,7 @@ interface Row {
  * columns numbers, and the quote the export puts before formula-like text is taken off
  * (csv-cells.ts). Read as a stream, refused at record `limits.maxRecords + 1`.
  */
-export async function parseCsvRecords(text: string, limits: ImportLimits): Promise<ImportRecord[]> {
+export async function parseCsvRecords(text: AsyncIterable<string>, limits: ImportLimits): Promise<ImportRecord[]> {
   const parser = parse({
     columns: true,
     bom: true,
@@ -48,7 +32,7 @@ export async function parseCsvRecords(text: string, limits: ImportLimits): Promi
     max_record_size: MAX_RECORD_CHARS,
   });
   // Errors reach the loop below through the parser; pipeline destroys the source when it stops.
-  const rows = pipeline(Readable.from(slices(text)), parser, () => {});
+  const rows = pipeline(Readable.from(text), parser, () => {});
   const records: ImportRecord[] = [];
   const pacer = new Pacer();
   try {

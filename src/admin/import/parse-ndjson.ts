@@ -12,22 +12,19 @@ import {
 /**
  * One record with a `type` per line; blank lines are skipped. Every line that is not a JSON object
  * is counted (the first ones listed); each non-blank line counts towards `limits.maxRecords`, and
- * the line past it refuses the file before the rest is read.
+ * the line past it refuses the file before the rest is read. Lines are cut from the text as it
+ * arrives; only the line not yet ended is kept between chunks.
  */
-export async function parseNdjson(text: string, limits: ImportLimits): Promise<ImportRecord[]> {
+export async function parseNdjson(text: AsyncIterable<string>, limits: ImportLimits): Promise<ImportRecord[]> {
   const records: ImportRecord[] = [];
   const issues = new IssueList();
   const pacer = new Pacer();
   let seen = 0;
   let lineNumber = 0;
-  for (let start = 0; start < text.length; ) {
-    const newline = text.indexOf('\n', start);
-    const end = newline < 0 ? text.length : newline;
+  const take = async (line: string) => {
     lineNumber++;
-    if (end - start > MAX_RECORD_CHARS) throw recordTooLong(`Line ${lineNumber}`);
-    const line = text.slice(start, end);
-    start = end + 1;
-    if (line.trim() === '') continue;
+    if (line.length > MAX_RECORD_CHARS) throw recordTooLong(`Line ${lineNumber}`);
+    if (line.trim() === '') return;
     if (seen === limits.maxRecords) throw tooManyRecords(limits.maxRecords);
     const index = seen++;
     const data = objectLine(line);
@@ -38,7 +35,19 @@ export async function parseNdjson(text: string, limits: ImportLimits): Promise<I
       records.push({ index, line: lineNumber, type: typeof type === 'string' ? type : undefined, data: rest });
     }
     await pacer.tick();
+  };
+  let pending = '';
+  for await (const chunk of text) {
+    pending += chunk;
+    let start = 0;
+    for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n', start)) {
+      await take(pending.slice(start, newline));
+      start = newline + 1;
+    }
+    pending = pending.slice(start);
+    if (pending.length > MAX_RECORD_CHARS) throw recordTooLong(`Line ${lineNumber + 1}`);
   }
+  if (pending !== '') await take(pending);
   if (issues.count) throw malformed(`${issues.count} line(s) of the NDJSON are not JSON objects.`, issues);
   return records;
 }

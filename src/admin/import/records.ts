@@ -97,7 +97,7 @@ export function issueAt(record: ImportRecord, field: string, reason: string, id?
  * and on the embedded database each chunk (built and run within one turn of the event loop) stays
  * a few tens of milliseconds.
  */
-export const CHUNK = 100;
+export const CHUNK = 50;
 
 /**
  * Runs `query` on each chunk of `values` and joins the rows, with a turn of the event loop between

@@ -1,9 +1,12 @@
+import type { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problemResponse } from '../../http/problem.js';
 import { MAX_LISTED_ISSUES } from '../import/issues.js';
 import { parseImport } from '../import/parse.js';
-import type { ImportFormat } from '../import/records.js';
+import { type ImportFormat, type ImportLimits, type ImportRecord, ImportRefused } from '../import/records.js';
+import { bodyTooLarge } from '../import/source.js';
 import { importBatch } from '../import/write.js';
 import { ImportResultSchema } from '../response-schemas.js';
 import { ADMIN_SECURITY, auth, scopeOf, TAGS } from './shared.js';
@@ -15,19 +18,72 @@ const ImportQuery = z.object({
     .transform((v) => v === 'true' || v === '1'),
 });
 
+const BODY_FORMATS: [string, ImportFormat][] = [
+  ['application/json', 'json'],
+  ['application/x-ndjson', 'ndjson'],
+  ['application/ndjson', 'ndjson'],
+  ['text/csv', 'csv'],
+];
+
+/**
+ * The records of an import body. A body whose Content-Length is over the limit is refused unread.
+ * One refused while it arrives is read to its end (and dropped, at most another IMPORT_MAX_MB)
+ * before the answer, so that the client, still sending, reads the refusal instead of a reset.
+ */
+async function readBody(
+  payload: Readable,
+  format: ImportFormat,
+  limits: ImportLimits & { maxBytes: number },
+  contentLength: string | undefined,
+): Promise<ImportRecord[]> {
+  if (Number(contentLength) > limits.maxBytes) throw bodyTooLarge(limits.maxBytes);
+  const chunks = payload.iterator({ destroyOnReturn: false });
+  try {
+    return await parseImport(chunks, format, limits);
+  } catch (err) {
+    if (err instanceof ImportRefused && err.code !== 'body_too_large') await drain(payload, chunks, limits.maxBytes);
+    throw err;
+  }
+}
+
+/** Reads what is left of a body and drops it, up to `maxBytes`. */
+async function drain(payload: Readable, chunks: AsyncIterator<Buffer>, maxBytes: number): Promise<void> {
+  let bytes = 0;
+  // Through the parser's own iterator while it is open (a stream with a reader pulling is not
+  // resumed by resume()), then in flowing mode if the parser closed it first.
+  for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+    bytes += next.value.length;
+    if (bytes > maxBytes) return;
+  }
+  if (payload.readableEnded || payload.destroyed) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      payload.off('data', count).off('end', done).off('error', done).off('close', done).pause();
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > maxBytes) done();
+    };
+    payload.on('data', count).on('end', done).on('error', done).on('close', done);
+    payload.resume();
+  });
+}
+
 /** POST /api/admin/import: a batch of centres and sessions, all or nothing (import/). */
 export const importRoutes: FastifyPluginAsyncZod = async (app) => {
   const db = app.database.db;
   const limits = { maxRecords: app.config.importMaxRecords };
 
-  // JSON too arrives as text: the import reads it a record at a time (import/parse-json.ts) instead
-  // of Fastify building the whole document, which for 16 million tiny records took gigabytes.
-  // Registered here, the parser serves this route only.
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string', bodyLimit: app.config.importMaxBytes },
-    (_req, body, done) => done(null, body),
-  );
+  // The body is read as it arrives, a record at a time (import/parse.ts), instead of Fastify
+  // buffering it and building the whole document: 16 million tiny records once took gigabytes, and
+  // a 32 MB body held the event loop while it was decoded. Registered here, the parsers serve this
+  // route only; a refusal while reading is answered by the error handler (413, 400).
+  for (const [type, format] of BODY_FORMATS) {
+    app.addContentTypeParser(type, (request: FastifyRequest, payload: Readable) =>
+      readBody(payload, format, { ...limits, maxBytes: app.config.importMaxBytes }, request.headers['content-length']),
+    );
+  }
 
   app.post(
     '/api/admin/import',
@@ -57,10 +113,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-      const format: ImportFormat = type === 'text/csv' ? 'csv' : type?.endsWith('ndjson') ? 'ndjson' : 'json';
-      const text = typeof request.body === 'string' ? request.body : '';
-      const records = await parseImport(text, format, limits);
+      const records = request.body as ImportRecord[];
       const result = await importBatch(db, records, scopeOf(request), { dryRun: request.query.dryRun });
       // The answer waits until this instance serves the change, so that the writer reads its own write.
       if (!result.dryRun) await app.catalogue.refresh();

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parseImport } from '../../admin/import/parse.js';
 import { type ImportCounts, ImportRefused } from '../../admin/import/records.js';
@@ -42,9 +43,9 @@ export const importFile: Command = {
     if (format !== 'json' && format !== 'ndjson' && format !== 'csv')
       throw new UsageError('--format must be json, ndjson or csv (or name the file .json, .ndjson or .csv)');
     const limits = { maxRecords: maxRecordsOf(values['max-records'], config.importMaxRecords) };
-    const text = await readFile(file, 'utf8');
+    await access(file);
     try {
-      const records = await parseImport(text, format, limits);
+      const records = await parseImport(createReadStream(file), format, limits);
       const result = await importBatch(
         database.db,
         records,
