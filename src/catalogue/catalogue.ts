@@ -136,7 +136,7 @@ export class Catalogue {
       );
       return;
     }
-    const snapshot = previous.apply(changes);
+    const snapshot = await previous.applyInSlices(changes);
     this.lastApplyMs = performance.now() - started;
     this.#swap({ kind: 'delta', snapshot, previous, delta: changes });
   }

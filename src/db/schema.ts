@@ -78,7 +78,10 @@ export const stageSessions = pgTable(
     ...timestamps,
   },
   (t) => [
-    index('stage_sessions_day1_idx').on(t.day1),
+    // The read model's order (catalogue/repository.ts loads the catalogue through it without a
+    // sort: 16 ms for the first 1,000 of 80,000 sessions on the embedded database, instead of 210
+    // ms sorting them all); its first column serves the queries by date.
+    index('stage_sessions_order_idx').on(t.day1, sql`${t.startTime} collate "C"`, t.priceCents, t.id),
     index('stage_sessions_centre_idx').on(t.centreId),
     check('stage_sessions_consecutive_days', sql`${t.day2} = ${t.day1} + 1`),
     check(

@@ -23,14 +23,19 @@ export interface CatalogueDelta {
   sessions: ReadonlyMap<string, SessionRecord | null>;
 }
 
+/** Changed sessions serialised between two turns of the event loop when a delta is applied in slices. */
+const SLICE = 1000;
+
 /**
- * The indexes of `previous` with `delta` applied: re-serialises only the changed sessions and
- * copies only the lists they sit in; every untouched list, map and shard is shared.
+ * The indexes of `previous` with `delta` applied, as steps of about SLICE changed sessions each (an
+ * import of 5,000 sessions took 80 ms in one go): re-serialises only the changed sessions and
+ * copies only the lists they sit in; every untouched list, map and shard is shared. `previous` is
+ * immutable, so the steps may run across turns of the event loop.
  */
-export function applyDelta(previous: Indexes, delta: CatalogueDelta, urls: UrlBuilder): Indexes {
+export function* applySteps(previous: Indexes, delta: CatalogueDelta, urls: UrlBuilder): Generator<void, Indexes> {
   const touchedDepts = new Set<string>();
   const { centresById, centresBySlug } = applyCentres(previous, delta, urls, touchedDepts);
-  const { removed, added, byIdChanges } = sessionChanges(previous, centresById, delta, urls, touchedDepts);
+  const { removed, added, byIdChanges } = yield* sessionChanges(previous, centresById, delta, urls, touchedDepts);
   const deptVersions = new Map(previous.deptVersions);
   for (const code of touchedDepts) deptVersions.set(code, delta.version);
   return {
@@ -67,7 +72,7 @@ function applyCentres(previous: Indexes, delta: CatalogueDelta, urls: UrlBuilder
 }
 
 /** The listed sessions to remove and add, and the by-id changes, of the delta's sessions. */
-function sessionChanges(
+function* sessionChanges(
   previous: Indexes,
   centresById: ReadonlyMap<string, CentreEntry>,
   delta: CatalogueDelta,
@@ -84,7 +89,9 @@ function sessionChanges(
     for (const e of previous.sessionsByCentre.get(id) ?? [])
       if (!changedSessions.has(e.record.id)) changedSessions.set(e.record.id, null);
   }
+  let done = 0;
   for (const [id, record] of changedSessions) {
+    if (++done % SLICE === 0) yield;
     const old = previous.sessionsById.get(id);
     if (old) {
       touchedDepts.add(old.centre.view.deptCode);

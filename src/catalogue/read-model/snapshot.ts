@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Derived } from '../../core/derived.js';
 import { ListColumns } from '../list-columns.js';
 import { SearchMemo } from '../search/memo.js';
-import { applyDelta, type CatalogueDelta } from './apply.js';
+import { applySteps, type CatalogueDelta } from './apply.js';
 import { buildSteps } from './build.js';
 import type { CentreEntry, CentreRecord, SessionEntry, SessionRecord } from './entries.js';
 import type { Indexes } from './indexes.js';
@@ -112,7 +112,24 @@ export class CatalogueSnapshot implements Indexes {
    * lists they sit in), not what the catalogue holds.
    */
   apply(delta: CatalogueDelta): CatalogueSnapshot {
-    const indexes = applyDelta(this, delta, this.lineage.urls);
+    const steps = applySteps(this, delta, this.lineage.urls);
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    return this.next(delta, step.value);
+  }
+
+  /** `apply`, in slices of a few milliseconds, yielding the event loop between them. */
+  async applyInSlices(delta: CatalogueDelta): Promise<CatalogueSnapshot> {
+    const steps = applySteps(this, delta, this.lineage.urls);
+    let step = steps.next();
+    while (!step.done) {
+      await nextTurn();
+      step = steps.next();
+    }
+    return this.next(delta, step.value);
+  }
+
+  private next(delta: CatalogueDelta, indexes: Indexes): CatalogueSnapshot {
     const centresVersion = delta.centres.size > 0 ? delta.version : this.centresVersion;
     return new CatalogueSnapshot(
       delta.version,
