@@ -1,11 +1,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
 import { Catalogue } from './catalogue/catalogue.js';
 import { registerCatalogueApi } from './catalogue/plugin.js';
 import { urlBuilder } from './catalogue/read-model.js';
+import { registerCentreArea } from './centre-area/plugin.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { Database } from './db/connect.js';
@@ -82,6 +84,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // is shown there again.
     const { renderSessionPage, guard } = registerSite(app, { articles });
     await registerReservations(app, { renderSessionPage, guard });
+    // Signing in by emailed link, and the centres' area behind it (/connexion, /espace-centre).
+    await registerAccounts(app);
+    await registerCentreArea(app);
   }
   registerOpenApiRoute(app); // GET /openapi.json
 

@@ -115,6 +115,20 @@ const EnvSchema = z
       .default(64),
     RATE_LIMIT_REGISTER_PER_HOUR: positiveInt('RATE_LIMIT_REGISTER_PER_HOUR').default(5),
     RATE_LIMIT_RESERVATIONS_PER_HOUR: positiveInt('RATE_LIMIT_RESERVATIONS_PER_HOUR').default(5),
+    RATE_LIMIT_SIGN_IN_PER_HOUR: positiveInt('RATE_LIMIT_SIGN_IN_PER_HOUR').default(20),
+    RATE_LIMIT_SIGN_IN_PER_EMAIL_PER_HOUR: positiveInt('RATE_LIMIT_SIGN_IN_PER_EMAIL_PER_HOUR').default(5),
+    SESSION_SECRETS: z
+      .string()
+      .optional()
+      .transform((v) =>
+        v
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .refine((list) => list === undefined || (list.length > 0 && list.every((s) => s.length >= 32)), {
+        message: 'SESSION_SECRETS must be a comma-separated list of secrets of at least 32 characters each',
+      }),
     RATE_LIMIT_REDIS_TIMEOUT_MS: positiveInt('RATE_LIMIT_REDIS_TIMEOUT_MS')
       .max(10_000, 'RATE_LIMIT_REDIS_TIMEOUT_MS must be at most 10000')
       .default(250),
@@ -206,6 +220,8 @@ const EnvSchema = z
         registerPerHour: env.RATE_LIMIT_REGISTER_PER_HOUR,
         /** Reservations per address per hour on the site. */
         reservationsPerHour: env.RATE_LIMIT_RESERVATIONS_PER_HOUR,
+        signInPerHour: env.RATE_LIMIT_SIGN_IN_PER_HOUR,
+        signInPerEmailPerHour: env.RATE_LIMIT_SIGN_IN_PER_EMAIL_PER_HOUR,
         redisUrl: env.REDIS_URL,
         /** How long a Redis call may take before it counts as not answering (then requests pass). */
         redisTimeoutMs: env.RATE_LIMIT_REDIS_TIMEOUT_MS,
@@ -255,6 +271,11 @@ const EnvSchema = z
         maxAttempts: env.JOBS_MAX_ATTEMPTS,
         failedRetentionMs: env.JOBS_FAILED_RETENTION_DAYS * 86_400_000,
       },
+      /**
+       * Signed-in areas (src/accounts/): the secrets that sign the session cookie, the first signing
+       * and every one verifying (rotation); undefined: one the service makes and keeps in its database.
+       */
+      accounts: { sessionSecrets: env.SESSION_SECRETS },
       /** Reservations on the site: how people pay. */
       reservations: {
         paymentNote:

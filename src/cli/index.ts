@@ -14,6 +14,7 @@ import { keysList } from './commands/keys-list.js';
 import { keysRotate } from './commands/keys-rotate.js';
 import { migrate } from './commands/migrate.js';
 import { reservationsPurge } from './commands/reservations-purge.js';
+import { loginLink, usersCreate, usersDisable, usersList } from './commands/users.js';
 
 /** The commands, in the order --help lists them. */
 const COMMANDS: Record<string, Command> = {
@@ -29,6 +30,10 @@ const COMMANDS: Record<string, Command> = {
   'keys:list': keysList,
   'jobs:list': jobsList,
   'jobs:retry': jobsRetry,
+  'users:create': usersCreate,
+  'users:list': usersList,
+  'users:disable': usersDisable,
+  'login-link': loginLink,
 };
 
 function help(): string {

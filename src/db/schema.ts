@@ -314,3 +314,82 @@ export const jobs = pgTable(
     check('jobs_max_attempts', sql`${t.maxAttempts} is null or ${t.maxAttempts} >= 1`),
   ],
 );
+
+/**
+ * People who sign in (accounts/): centres' owners and staff, platform operators (`admin`), and,
+ * later, the people who book. Known by their email, lower-cased; no password. A disabled user's
+ * sessions stop working at once on every instance (sessions are read from here).
+ */
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    email: text('email').notNull().unique(),
+    /** Platform operator: every centre, and the operators' area. */
+    admin: boolean('admin').notNull().default(false),
+    disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+    ...timestamps,
+  },
+  (t) => [check('users_email_lower', sql`${t.email} = lower(${t.email})`)],
+);
+
+/** Who works for which centre, and as what: `owner` (everything of the centre) or `staff`. */
+export const centreMembers = pgTable(
+  'centre_members',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    centreId: uuid('centre_id')
+      .notNull()
+      .references(() => centres.id, { onDelete: 'cascade' }),
+    role: text('role').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.centreId] }),
+    index('centre_members_centre_idx').on(t.centreId),
+    check('centre_members_role', sql`${t.role} in ('owner', 'staff')`),
+  ],
+);
+
+/**
+ * Emailed sign-in links: the SHA-256 of the link's secret, for one email, valid 15 minutes, spent
+ * once. The email is kept, not a user id: any email may ask, and its user exists once it signs in.
+ */
+export const signInLinks = pgTable(
+  'sign_in_links',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    email: text('email').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('sign_in_links_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * Signed-in sessions, stored server-side so that signing out, signing out everywhere and disabling
+ * a user take effect on every instance at once. The cookie names the session; only its SHA-256 is
+ * stored. Idle expiry from `seen_at`, absolute from `created_at` (accounts/sessions.ts).
+ */
+export const userSessions = pgTable(
+  'user_sessions',
+  {
+    idHash: text('id_hash').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('user_sessions_user_idx').on(t.userId)],
+);
+
+/** Secrets the service makes itself when none is configured (the session cookie's signing key). */
+export const serviceSecrets = pgTable('service_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -42,6 +43,16 @@ declare module 'fastify' {
      */
     chargeReservation(
       request: FastifyRequest,
+    ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+    /**
+     * Counts one sign-in link asked for `email` against the address's hourly budget
+     * (RATE_LIMIT_SIGN_IN_PER_HOUR) and the email's (RATE_LIMIT_SIGN_IN_PER_EMAIL_PER_HOUR): one
+     * address cannot flood mailboxes, nor many addresses one mailbox. The email is counted by a
+     * hash, never stored in the counters. Always allows when limiting is off.
+     */
+    chargeSignIn(
+      request: FastifyRequest,
+      email: string,
     ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
   }
 }
@@ -176,6 +187,29 @@ function decorateCharges(
     timeWindow: HOUR_MS,
     keyGenerator: (request) => `reservations:${addressBucket(request)}`,
   });
+  const signInByAddress = app.createRateLimit({
+    max: settings.signInPerHour,
+    timeWindow: HOUR_MS,
+    keyGenerator: (request) => `sign-in:${addressBucket(request)}`,
+  });
+  const signInByEmail = app.createRateLimit({
+    max: settings.signInPerEmailPerHour,
+    timeWindow: HOUR_MS,
+    keyGenerator: (request) =>
+      `sign-in-email:${(request as FastifyRequest & { signInEmailKey?: string }).signInEmailKey}`,
+  });
+  app.decorate('chargeSignIn', async (request: FastifyRequest, email: string) => {
+    const byAddress = await signInByAddress(request);
+    if (!byAddress.isAllowed && byAddress.isExceeded)
+      return { allowed: false as const, retryAfterSeconds: byAddress.ttlInSeconds };
+    (request as FastifyRequest & { signInEmailKey?: string }).signInEmailKey = createHash('sha256')
+      .update(email)
+      .digest('base64url');
+    const byEmail = await signInByEmail(request);
+    if (!byEmail.isAllowed && byEmail.isExceeded)
+      return { allowed: false as const, retryAfterSeconds: byEmail.ttlInSeconds };
+    return { allowed: true as const };
+  });
   app.decorate('chargeReservation', async (request: FastifyRequest) => {
     const verdict = await reservationLimiter(request);
     return verdict.isAllowed || !verdict.isExceeded
@@ -197,6 +231,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     app.decorate('rateLimitStatus', () => undefined);
     app.decorate('chargeRateLimit', async () => {});
     app.decorate('chargeReservation', async () => ({ allowed: true as const }));
+    app.decorate('chargeSignIn', async () => ({ allowed: true as const }));
     return;
   }
 

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { siteErrorPage } from '../web/error-page.js';
+import type { GuardVerdict } from '../web/form-guard.js';
 import type { SiteInfo } from '../web/layout.js';
-import { HTML_CONTENT_TYPE } from '../web/render.js';
-import type { GuardVerdict } from './form-guard.js';
+import { privateHtml } from '../web/private-page.js';
 
 /*
  * How the reservations answer: pages that are never cached nor indexed (they show what one
@@ -24,14 +24,7 @@ export function privatePath(token: string): string {
   return `/reservations/${token}`;
 }
 
-export function htmlAnswer(reply: FastifyReply, status: number, body: string) {
-  return reply
-    .code(status)
-    .type(HTML_CONTENT_TYPE)
-    .header('cache-control', 'no-store')
-    .header('x-robots-tag', 'noindex')
-    .send(body);
-}
+export const htmlAnswer = privateHtml;
 
 export function errorAnswer(reply: FastifyReply, site: SiteInfo, status: number, message: string) {
   return htmlAnswer(reply, status, siteErrorPage(site, status, message));

@@ -1,6 +1,6 @@
 import type { SessionEntry } from '../catalogue/read-model.js';
+import type { FormGuard } from '../web/form-guard.js';
 import type { SiteInfo } from '../web/layout.js';
-import type { FormGuard } from './form-guard.js';
 import type { BookingState } from './pages/booking-form.js';
 
 /**

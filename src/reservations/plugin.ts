@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { sendsMail } from '../mail/transport.js';
+import type { FormGuard } from '../web/form-guard.js';
 import { siteInfo } from '../web/layout.js';
 import type { ReservationContext, SessionPageRenderer } from './context.js';
 import { reservationErrorHandler } from './error-handler.js';
-import type { FormGuard } from './form-guard.js';
 import { bookingRoute } from './routes/booking.js';
 import { privateLinkRoutes } from './routes/private-link.js';
 

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { newSecret } from '../core/secrets.js';
 
 // Crockford's base 32: no I, L, O or U, so that nothing read aloud or off a phone is ambiguous.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -18,15 +19,9 @@ export function normaliseReference(input: string): string | undefined {
 
 /** The secret of a private link: 128 random bits, 22 characters of base64url. */
 export function newLinkToken(): string {
-  return randomBytes(16).toString('base64url');
+  return newSecret(16);
 }
 
 export const LINK_TOKEN = /^[A-Za-z0-9_-]{22}$/;
 
-/**
- * What is stored of a secret: its SHA-256. The secrets are 128 random bits, so a fast hash is
- * enough (nobody can search that space), and lookups by hash stay one index probe.
- */
-export function secretHash(secret: string): string {
-  return createHash('sha256').update(secret).digest('base64url');
-}
+export { secretHash } from '../core/secrets.js';

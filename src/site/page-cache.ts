@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
 import { startTurns } from '../catalogue/start-turns.js';
 import { LruCache, stringBytes } from '../core/lru-cache.js';
-import type { FormGuard } from '../reservations/form-guard.js';
 import { siteErrorPage } from '../web/error-page.js';
+import type { FormGuard } from '../web/form-guard.js';
 import type { SiteInfo } from '../web/layout.js';
 import { HTML_CONTENT_TYPE } from '../web/render.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ArticleLibrary } from '../articles/articles.js';
 import type { SessionPageRenderer } from '../reservations/context.js';
-import { FormGuard } from '../reservations/form-guard.js';
+import { FormGuard } from '../web/form-guard.js';
 import { siteInfo } from '../web/layout.js';
 import type { SiteContext } from './context.js';
 import { cachedPages } from './page-cache.js';

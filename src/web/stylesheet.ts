@@ -81,6 +81,11 @@ form.booking .check input{flex:none;margin-top:.1rem}
 .status.cancelled{color:#8a0019}
 button.danger{background:#8a0019}
 button.danger:hover{background:#5c0011}
+form.inline{display:inline}
+button.link{background:none;color:#0b4f8a;text-decoration:underline;padding:0;min-height:auto;font-weight:400}
+.area-sessions{list-style:none;padding:0}
+.area-sessions .session.risk{border-left:4px solid #b34700}
+.area-sessions button{min-width:6.5rem;min-height:2.75rem}
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 @media (min-width:40rem){
   form.search .row,form.booking .row{grid-template-columns:1fr 1fr}

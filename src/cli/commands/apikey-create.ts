@@ -1,17 +1,6 @@
-import { eq } from 'drizzle-orm';
 import { createApiKey } from '../../admin/api-keys.js';
-import { UUID } from '../../core/uuid.js';
-import type { Database } from '../../db/connect.js';
-import { centres } from '../../db/schema.js';
 import { type Command, UsageError } from '../command.js';
-
-async function findCentre(database: Database, slugOrId: string) {
-  const [row] = await database.db
-    .select({ id: centres.id })
-    .from(centres)
-    .where(UUID.test(slugOrId) ? eq(centres.id, slugOrId.toLowerCase()) : eq(centres.slug, slugOrId));
-  return row;
-}
+import { findCentre } from '../find-centre.js';
 
 export const apikeyCreate: Command = {
   summary:

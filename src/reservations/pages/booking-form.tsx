@@ -5,7 +5,7 @@ import { type FieldName, type FormState, REASONS } from '../form.js';
 
 /** The reservation form as a page shows it: the token, and after a refusal what was typed and why. */
 export interface BookingState {
-  /** The visitor's anti-forgery token (see reservations/form-guard.ts). */
+  /** The visitor's anti-forgery token (see web/form-guard.ts). */
   formToken: string;
   /** What was typed and what is wrong with it, after a refused submission. */
   state?: FormState | undefined;

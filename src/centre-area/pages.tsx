@@ -1,0 +1,113 @@
+import type { Membership, User } from '../accounts/users.js';
+import { formatPrice } from '../catalogue/price.js';
+import { frenchDate } from '../web/format.js';
+import { Layout, type SiteInfo } from '../web/layout.js';
+import { type AreaSession, atRisk } from './repository.js';
+
+export interface DashboardProps {
+  site: SiteInfo;
+  user: User;
+  formToken: string;
+  today: string;
+  sessions: AreaSession[];
+  notice?: string | undefined;
+  /** A refusal, shown as an alert. */
+  problem?: string | undefined;
+}
+
+/** The centre's area: each centre of the user, its upcoming sessions, their places, and what stands out. */
+export function DashboardPage(props: DashboardProps) {
+  const { user, sessions } = props;
+  return (
+    <Layout site={props.site} title="Espace centre" description="Les stages de votre centre" noindex>
+      <h1>Espace centre</h1>
+      <p>
+        Connecté : {user.email}. <SignOut formToken={props.formToken} label="Se déconnecter" />{' '}
+        <SignOut formToken={props.formToken} label="Se déconnecter partout" everywhere />
+      </p>
+      {props.problem ? (
+        <p class="notice" role="alert">
+          {props.problem}
+        </p>
+      ) : props.notice ? (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      ) : null}
+      {user.memberships.length === 0 ? (
+        <p>
+          Votre compte n’est rattaché à aucun centre. Le responsable de votre centre peut vous ajouter à son équipe, ou
+          l’exploitant du service vous donner accès à un centre.
+        </p>
+      ) : (
+        user.memberships.map((m) => (
+          <CentreSessions
+            membership={m}
+            sessions={sessions.filter((s) => s.centreId === m.centreId)}
+            today={props.today}
+            formToken={props.formToken}
+          />
+        ))
+      )}
+    </Layout>
+  );
+}
+
+function SignOut({ formToken, label, everywhere }: { formToken: string; label: string; everywhere?: boolean }) {
+  return (
+    <form method="post" action="/deconnexion" class="inline">
+      <input type="hidden" name="_csrf" value={formToken} />
+      {everywhere ? <input type="hidden" name="partout" value="1" /> : null}
+      <button type="submit" class="link">
+        {label}
+      </button>
+    </form>
+  );
+}
+
+const ROLES = { owner: 'responsable', staff: 'équipe' } as const;
+
+function CentreSessions(props: { membership: Membership; sessions: AreaSession[]; today: string; formToken: string }) {
+  const { membership: m, sessions } = props;
+  return (
+    <section aria-labelledby={`centre-${m.centreId}`}>
+      <h2 id={`centre-${m.centreId}`}>
+        {m.centreName} <span class="hint">({ROLES[m.role]})</span>
+      </h2>
+      {sessions.length === 0 ? (
+        <p>Aucun stage à venir.</p>
+      ) : (
+        <ul class="area-sessions">
+          {sessions.map((s) => {
+            const risk = atRisk(s, props.today);
+            const label = `${frenchDate(s.day1)}, ${s.startTime}–${s.endTime}`;
+            return (
+              <li id={`seance-${s.id}`} class={risk ? 'session risk' : 'session'}>
+                <h3>{label}</h3>
+                <p>
+                  <strong>
+                    {s.spotsAvailable} place{s.spotsAvailable > 1 ? 's' : ''} libre{s.spotsAvailable > 1 ? 's' : ''} sur{' '}
+                    {s.capacity}
+                  </strong>{' '}
+                  · {s.heldHere} réservation{s.heldHere > 1 ? 's' : ''} ici · {formatPrice(s.priceCents / 100)}
+                </p>
+                {risk ? (
+                  <p class="notice">Risque d’annulation : moins de 6 places prises, à 10 jours ou moins du début.</p>
+                ) : null}
+                <form method="post" action={`/espace-centre/seances/${s.id}/places`} class="inline">
+                  <input type="hidden" name="_csrf" value={props.formToken} />
+                  <button type="submit" name="change" value="-1" aria-label={`Une place de moins, ${label}`}>
+                    −1 place
+                  </button>{' '}
+                  <button type="submit" name="change" value="1" aria-label={`Une place de plus, ${label}`}>
+                    +1 place
+                  </button>
+                </form>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}

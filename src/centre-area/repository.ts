@@ -1,0 +1,65 @@
+import { and, asc, eq, gte, inArray } from 'drizzle-orm';
+import type { Db } from '../db/connect.js';
+import { stageSessions } from '../db/schema.js';
+
+export interface AreaSession {
+  id: string;
+  centreId: string;
+  day1: string;
+  startTime: string;
+  endTime: string;
+  priceCents: number;
+  capacity: number;
+  spotsAvailable: number;
+  /** Places held by bookings made on this service. */
+  heldHere: number;
+}
+
+/** The centres' scheduled sessions from `today` on, by date. */
+export async function upcomingSessions(db: Db, centreIds: readonly string[], today: string): Promise<AreaSession[]> {
+  if (centreIds.length === 0) return [];
+  return db
+    .select({
+      id: stageSessions.id,
+      centreId: stageSessions.centreId,
+      day1: stageSessions.day1,
+      startTime: stageSessions.startTime,
+      endTime: stageSessions.endTime,
+      priceCents: stageSessions.priceCents,
+      capacity: stageSessions.capacity,
+      spotsAvailable: stageSessions.spotsAvailable,
+      heldHere: stageSessions.heldHere,
+    })
+    .from(stageSessions)
+    .where(
+      and(
+        inArray(stageSessions.centreId, [...centreIds]),
+        eq(stageSessions.status, 'scheduled'),
+        gte(stageSessions.day1, today),
+      ),
+    )
+    .orderBy(asc(stageSessions.day1), asc(stageSessions.startTime));
+}
+
+/** The centre a session belongs to, if it exists. */
+export async function centreOfSession(db: Db, id: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ centreId: stageSessions.centreId })
+    .from(stageSessions)
+    .where(eq(stageSessions.id, id));
+  return row?.centreId;
+}
+
+/** A course may be cancelled by the prefecture's rules when fewer than this many people take it. */
+export const MIN_TAKEN = 6;
+/** How many days before its start a thin session stands out. */
+export const RISK_DAYS = 10;
+
+/**
+ * Whether a session risks cancellation: fewer than MIN_TAKEN places taken through every channel
+ * (capacity − places left) within RISK_DAYS days of its first day.
+ */
+export function atRisk(session: AreaSession, today: string): boolean {
+  const days = (Date.parse(`${session.day1}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / 86_400_000;
+  return days <= RISK_DAYS && session.capacity - session.spotsAvailable < MIN_TAKEN;
+}
