@@ -126,6 +126,8 @@ const EnvSchema = z
       )
       .optional(),
     MAIL_FROM: z.string().min(3).max(200).optional(),
+    WEBHOOK_ALLOW_PRIVATE: booleanFlag('WEBHOOK_ALLOW_PRIVATE').default(false),
+    WEBHOOK_ALERT_EMAIL: z.email({ error: 'WEBHOOK_ALERT_EMAIL must be an email address' }).optional(),
     JOBS_POLL_MS: z.coerce
       .number({ error: 'JOBS_POLL_MS must be a number of milliseconds' })
       .int('JOBS_POLL_MS must be a whole number of milliseconds')
@@ -255,6 +257,11 @@ const EnvSchema = z
         maxAttempts: env.JOBS_MAX_ATTEMPTS,
         failedRetentionMs: env.JOBS_FAILED_RETENTION_DAYS * 86_400_000,
       },
+      /**
+       * Webhooks (src/webhooks/): allowPrivate lets subscriptions use http and private addresses
+       * (tests, local receivers); alertEmail is told when an all-centre subscription is disabled.
+       */
+      webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE, alertEmail: env.WEBHOOK_ALERT_EMAIL },
       /** Reservations on the site: how people pay. */
       reservations: {
         paymentNote:
