@@ -20,8 +20,8 @@ const writeHooks = new WeakMap<Db, Map<string, CatalogueWriteHook>>();
 
 /** Registers (or replaces) the hook `name` on this database's catalogue writes. */
 export function onCatalogueWrite(db: Db, name: string, hook: CatalogueWriteHook): void {
-  let hooks = writeHooks.get(db);
-  if (!hooks) writeHooks.set(db, (hooks = new Map()));
+  const hooks = writeHooks.get(db) ?? new Map<string, CatalogueWriteHook>();
+  writeHooks.set(db, hooks);
   hooks.set(name, hook);
 }
 
