@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { keysFor } from '../helpers/admin-keys.js';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { CENTRES, FIXTURE_CATALOGUE } from '../helpers/fixtures.js';
 
 let t: TestApp;
@@ -40,7 +40,10 @@ describe('webhook subscriptions', () => {
 
   it('keeps a partner to its own centre: subscribing for, reading, testing or deleting another’s is a 403', async () => {
     // Authorisation before validation: a bad body for another centre is still a 403.
-    for (const payload of [{ ...HOOK, centreId: CENTRES.lyon.id }, { centreId: CENTRES.lyon.id, events: 'nope' }]) {
+    for (const payload of [
+      { ...HOOK, centreId: CENTRES.lyon.id },
+      { centreId: CENTRES.lyon.id, events: 'nope' },
+    ]) {
       const res = await create(paris.partner, payload);
       expect(res.statusCode).toBe(403);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -89,7 +92,9 @@ describe('webhook subscriptions', () => {
   ])('refuses %s without WEBHOOK_ALLOW_PRIVATE, naming url', async (url, reason) => {
     const res = await create(lyon.partner, { ...HOOK, url });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([expect.objectContaining({ name: 'url', reason: expect.stringMatching(reason) })]);
+    expect(res.json().errors).toEqual([
+      expect.objectContaining({ name: 'url', reason: expect.stringMatching(reason) }),
+    ]);
   });
 
   it('names a bad event list', async () => {
