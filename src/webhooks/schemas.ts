@@ -19,8 +19,7 @@ export const WebhookInputSchema = z
       .optional()
       .describe('The centre whose events it receives; absent with an operator key: every centre.'),
   })
-  .strict()
-  .meta({ id: 'WebhookInput' });
+  .strict();
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
