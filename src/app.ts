@@ -24,6 +24,7 @@ import { MCP_TOOL_NAMES } from './mcp/server.js';
 import { registerReservations } from './reservations/plugin.js';
 import { registerSite } from './site/plugin.js';
 import { siteErrorPage } from './web/error-page.js';
+import { registerWebhooks } from './webhooks/plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -76,6 +77,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await registerHealth(app); // GET /api/health
   await registerAuth(app); // /api/oauth/*, and bearer tokens for the doors that take them
   await registerAdmin(app); // /api/admin/*: operators and partner centres, API keys only
+  await registerWebhooks(app); // /api/admin/webhooks: partners' subscriptions; events and their deliveries
   await registerDiscovery(app); // /.well-known/*, /llms.txt
   await registerDocs(app); // GET /docs
   await registerMcp(app, { catalogue, articles, clock: app.clock, platformName: config.platformName }); // POST /api/mcp

@@ -140,6 +140,8 @@ const EnvSchema = z
       )
       .optional(),
     MAIL_FROM: z.string().min(3).max(200).optional(),
+    WEBHOOK_ALLOW_PRIVATE: booleanFlag('WEBHOOK_ALLOW_PRIVATE').default(false),
+    WEBHOOK_ALERT_EMAIL: z.email({ error: 'WEBHOOK_ALERT_EMAIL must be an email address' }).optional(),
     JOBS_POLL_MS: z.coerce
       .number({ error: 'JOBS_POLL_MS must be a number of milliseconds' })
       .int('JOBS_POLL_MS must be a whole number of milliseconds')
@@ -276,6 +278,11 @@ const EnvSchema = z
        * and every one verifying (rotation); undefined: one the service makes and keeps in its database.
        */
       accounts: { sessionSecrets: env.SESSION_SECRETS },
+      /**
+       * Webhooks (src/webhooks/): allowPrivate lets subscriptions use http and private addresses
+       * (tests, local receivers); alertEmail is told when an all-centre subscription is disabled.
+       */
+      webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE, alertEmail: env.WEBHOOK_ALERT_EMAIL },
       /** Reservations on the site: how people pay. */
       reservations: {
         paymentNote:

@@ -252,6 +252,8 @@ export const reservations = pgTable(
   },
   (t) => [
     index('reservations_session_idx').on(t.sessionId),
+    // A catalogue write finds the reservations it changed by their updated_at (= the transaction's now()).
+    index('reservations_updated_idx').on(t.updatedAt),
     index('reservations_centre_idx').on(t.centreId, t.createdAt),
     uniqueIndex('reservations_one_active_per_email')
       .on(t.sessionId, t.emailKey)
@@ -306,9 +308,17 @@ export const jobs = pgTable(
     lockedBy: text('locked_by'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     failedAt: timestamp('failed_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * Jobs sharing a key run one at a time in id order: one is not claimed while an older one of
+     * its key is pending (a webhook's events of one session, src/webhooks/). Null: no order.
+     */
+    orderingKey: text('ordering_key'),
   },
   (t) => [
     index('jobs_due_idx').on(t.runAt).where(sql`${t.state} = 'pending'`),
+    index('jobs_ordering_idx')
+      .on(t.orderingKey, t.id)
+      .where(sql`${t.state} = 'pending' and ${t.orderingKey} is not null`),
     index('jobs_failed_idx').on(t.failedAt).where(sql`${t.state} = 'failed'`),
     check('jobs_state', sql`${t.state} in ('pending', 'failed')`),
     check('jobs_max_attempts', sql`${t.maxAttempts} is null or ${t.maxAttempts} >= 1`),
@@ -393,3 +403,45 @@ export const serviceSecrets = pgTable('service_secrets', {
   value: text('value').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
+
+/**
+ * Webhook subscriptions (src/webhooks/): a URL, the events it wants, one centre's (partner key)
+ * or all centres' (operator key, centre_id null). `secret` is the whsec_ signing key, kept in clear
+ * because every delivery signs with it (the project holds no key to encrypt it with); it is shown
+ * once, at creation, and never answered again. `failing_since`: the first failure of the current
+ * run of failures (null while deliveries succeed); three days of it disable the subscription.
+ */
+export const webhookSubscriptions = pgTable(
+  'webhook_subscriptions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    centreId: uuid('centre_id').references(() => centres.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    events: text('events').array().notNull(),
+    secret: text('secret').notNull(),
+    /** The API key that created it (its id). */
+    createdBy: text('created_by'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    failingSince: timestamp('failing_since', { withTimezone: true, mode: 'date' }),
+    disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('webhook_subscriptions_centre_idx').on(t.centreId)],
+);
+
+/** Each delivery try of a subscription, the newest kept (a receiver's answer: its status, never its body). */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    subscriptionId: uuid('subscription_id')
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: 'cascade' }),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    attempt: integer('attempt').notNull(),
+    statusCode: integer('status_code'),
+    error: text('error'),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('webhook_deliveries_subscription_idx').on(t.subscriptionId, t.id)],
+);

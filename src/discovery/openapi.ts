@@ -59,6 +59,11 @@ export async function registerOpenApi(
           description:
             'Operator and partner API: centres and sessions in, atomic place changes, imports. Needs an API key created from the command line (never an agent access token).',
         },
+        {
+          name: 'webhooks',
+          description:
+            'Signed event deliveries (Standard Webhooks) for partners and operators: subscriptions, their last deliveries, a test event. Needs an API key.',
+        },
       ],
       components: {
         securitySchemes: {

@@ -16,6 +16,12 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** Not before this many milliseconds from the transaction's commit time (a reminder, a hold's expiry). */
   delayMs?: number;
+  /**
+   * Jobs of one key run one after the other, in the order they were enqueued: a job is not
+   * claimed while an older job of its key is pending (waiting, running or waiting for a retry);
+   * once that one is done or failed for good, the next goes (src/jobs/store.ts).
+   */
+  orderingKey?: string;
 }
 
 /**
@@ -35,11 +41,33 @@ export async function enqueue(
       payload,
       secret: options.secret ?? false,
       maxAttempts: options.maxAttempts ?? null,
+      orderingKey: options.orderingKey ?? null,
       ...(options.delayMs ? { runAt: afterMs(options.delayMs) } : {}),
     })
     .returning({ id: jobs.id });
   if (!row) throw new Error('the job was not stored');
   return row.id;
+}
+
+/** Several jobs of one kind in one statement, in the caller's transaction; ids in the given order. */
+export async function enqueueMany(
+  tx: Tx | Db,
+  kind: string,
+  items: { payload: JobPayload; orderingKey?: string }[],
+  options: Omit<EnqueueOptions, 'orderingKey' | 'delayMs'> = {},
+): Promise<void> {
+  // Bounded statements: a large import's events go in slices.
+  for (let i = 0; i < items.length; i += 500) {
+    await tx.insert(jobs).values(
+      items.slice(i, i + 500).map((item) => ({
+        kind,
+        payload: item.payload,
+        secret: options.secret ?? false,
+        maxAttempts: options.maxAttempts ?? null,
+        orderingKey: item.orderingKey ?? null,
+      })),
+    );
+  }
 }
 
 /**

@@ -17,7 +17,8 @@ export interface ClaimedJob {
  * Takes up to `limit` due jobs of the given kinds for `workerId`, for `leaseMs`: one statement, so
  * that rows locked by another worker's claim are skipped (SKIP LOCKED) rather than waited for, and a
  * row another worker has just leased is re-checked against its new lease and left alone. A job whose
- * lease ran out (its worker died) is due again.
+ * lease ran out (its worker died) is due again. Jobs with an ordering key wait for the older ones of
+ * their key: the multi-row bigserial ids give the order they were enqueued in.
  */
 export async function claimDueJobs(
   db: Db,
@@ -36,6 +37,9 @@ export async function claimDueJobs(
         lte(jobs.runAt, sql`now()`),
         or(isNull(jobs.lockedUntil), lt(jobs.lockedUntil, sql`now()`)),
         inArray(jobs.kind, kinds),
+        // In order per key: an older job of the same key still pending (even one leased by
+        // another worker, or waiting for its retry) holds this one back.
+        sql`not exists (select 1 from "jobs" as "earlier" where "earlier"."ordering_key" = "jobs"."ordering_key" and "earlier"."state" = 'pending' and "earlier"."id" < "jobs"."id")`,
       ),
     )
     .orderBy(asc(jobs.runAt), asc(jobs.id))

@@ -53,6 +53,8 @@ const PURGE_EVERY_MS = 3_600_000;
 export class JobWorker {
   readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly handlers = new Map<string, JobHandler>();
+  /** Kinds whose waiting retries are not hastened by a success (each job has its own receiver). */
+  private readonly ownRetries = new Set<string>();
   private readonly observers: JobObserver[] = [];
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
@@ -65,10 +67,15 @@ export class JobWorker {
 
   constructor(private readonly options: WorkerOptions) {}
 
-  /** Registers the handler of a kind; each kind has one, on every instance that runs it. */
-  handle(kind: string, handler: JobHandler): void {
+  /**
+   * Registers the handler of a kind; each kind has one, on every instance that runs it.
+   * `hastenOnRecovery: false`: a success does not make the kind's waiting retries due (webhooks:
+   * one receiver coming back says nothing of the others).
+   */
+  handle(kind: string, handler: JobHandler, options: { hastenOnRecovery?: boolean } = {}): void {
     if (this.handlers.has(kind)) throw new Error(`job kind "${kind}" already has a handler`);
     this.handlers.set(kind, handler);
+    if (options.hastenOnRecovery === false) this.ownRetries.add(kind);
   }
 
   get kinds(): string[] {
@@ -172,7 +179,7 @@ export class JobWorker {
       for (const o of this.observers) o.done(job.kind);
       // A retry that succeeded, or a success after failures here: what was failing works again.
       const wasFailing = this.failing.delete(job.kind);
-      if (job.attempts > 1 || wasFailing) await hastenRetries(db, job.kind);
+      if ((job.attempts > 1 || wasFailing) && !this.ownRetries.has(job.kind)) await hastenRetries(db, job.kind);
     } catch (err) {
       // The outcome could not be written: the lease runs out and the job is tried again.
       log.warn({ job: job.id, kind: job.kind, error: errorSummary(err) }, 'jobs: could not record a job’s outcome');
