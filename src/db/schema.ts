@@ -75,6 +75,11 @@ export const stageSessions = pgTable(
     heldHere: smallint('held_here').notNull().default(0),
     /** A cancelled session leaves search at once but stays known, so that its page and check_availability say so. */
     status: text('status').notNull().default('scheduled'),
+    /**
+     * The day the centre declared the course to the prefecture (2024 rule: at least 10 calendar days
+     * before day1; see admin/declaration.ts). Private: no public answer carries it.
+     */
+    declaredOn: date('declared_on', { mode: 'string' }),
     ...timestamps,
   },
   (t) => [
@@ -95,6 +100,7 @@ export const stageSessions = pgTable(
     // Places taken here and places on sale never exceed the group: no booking is ever oversold.
     check('stage_sessions_places_held', sql`${t.spotsAvailable} + ${t.heldHere} <= ${t.capacity}`),
     check('stage_sessions_status', sql`${t.status} in ('scheduled', 'cancelled')`),
+    check('stage_sessions_declared_before', sql`${t.declaredOn} is null or ${t.declaredOn} <= ${t.day1}`),
   ],
 );
 

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
+import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../db/connect.js';
 import { centres, stageSessions } from '../../db/schema.js';
 import { catalogueWrite, type Tx } from '../../db/write.js';
@@ -51,9 +52,9 @@ export async function importBatch(
   db: Db,
   records: readonly ImportRecord[],
   scope: WriteScope,
-  options: { dryRun: boolean },
+  options: { dryRun: boolean; clock: Clock },
 ): Promise<ImportResult> {
-  const prepared = await prepare(db, records, scope);
+  const prepared = await prepare(db, records, scope, options.clock);
   const run = async (tx: Tx | Db): Promise<ImportResult> => {
     const centrePlan = diffAgainstStored(
       prepared.centres,

@@ -114,7 +114,10 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const records = request.body as ImportRecord[];
-      const result = await importBatch(db, records, scopeOf(request), { dryRun: request.query.dryRun });
+      const result = await importBatch(db, records, scopeOf(request), {
+        dryRun: request.query.dryRun,
+        clock: app.clock,
+      });
       // The answer waits until this instance serves the change, so that the writer reads its own write.
       if (!result.dryRun) await app.catalogue.refresh();
       return reply.send(result);

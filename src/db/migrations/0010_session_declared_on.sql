@@ -1,0 +1,2 @@
+ALTER TABLE "stage_sessions" ADD COLUMN "declared_on" date;--> statement-breakpoint
+ALTER TABLE "stage_sessions" ADD CONSTRAINT "stage_sessions_declared_before" CHECK ("stage_sessions"."declared_on" is null or "stage_sessions"."declared_on" <= "stage_sessions"."day1");
