@@ -320,3 +320,35 @@ export const jobs = pgTable(
     check('jobs_max_attempts', sql`${t.maxAttempts} is null or ${t.maxAttempts} >= 1`),
   ],
 );
+
+/**
+ * The centres' history: who changed what and when, one row per changed field, written in the
+ * transaction of the change (src/history/). Values are text as the admin API names them; a
+ * reservation's rows carry its status only, never the person's details. Kept a year
+ * (HISTORY_KEEP_DAYS), pruned by the instances' prune loop (catalogue/catalogue.ts).
+ */
+export const changeHistory = pgTable(
+  'change_history',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** No foreign key: a centre's history outlives nothing it describes, and never blocks a delete. */
+    centreId: uuid('centre_id').notNull(),
+    entity: text('entity').notNull(),
+    entityId: uuid('entity_id').notNull(),
+    field: text('field').notNull(),
+    oldValue: text('old_value'),
+    newValue: text('new_value'),
+    actorKind: text('actor_kind').notNull(),
+    actorId: text('actor_id'),
+    actorLabel: text('actor_label'),
+  },
+  (t) => [
+    // Newest first, paged by (at, id): for one centre, one record, or everything (and the prune).
+    index('change_history_centre_idx').on(t.centreId, t.at, t.id),
+    index('change_history_entity_idx').on(t.entityId, t.at, t.id),
+    index('change_history_at_idx').on(t.at, t.id),
+    check('change_history_entity', sql`${t.entity} in ('centre', 'session', 'reservation')`),
+    check('change_history_actor_kind', sql`${t.actorKind} in ('api_key', 'user', 'cli', 'site', 'system')`),
+  ],
+);

@@ -4,6 +4,9 @@ import type { Db } from '../../db/connect.js';
 import { centres, stageSessions } from '../../db/schema.js';
 import { catalogueWrite, type Tx } from '../../db/write.js';
 import { WriteRefused } from '../../db/write-refused.js';
+import type { Actor } from '../../history/actor.js';
+import { sessionChanges } from '../../history/changes.js';
+import { recordChanges } from '../../history/record.js';
 import type { ParameterError } from '../../http/problem.js';
 import { declarationIssue, declarationRefused, todayFor } from '../declaration.js';
 import type { AdminSession } from '../response-schemas.js';
@@ -26,6 +29,7 @@ export async function putSession(
   scope: WriteScope,
   ifMatch: string | undefined,
   clock: Clock,
+  actor: Actor,
 ): Promise<{ created: boolean; session: AdminSession }> {
   if (scope.centreId !== null && input.centreId !== scope.centreId) throw forbiddenCentre();
   return catalogueWrite(db, async (tx) => {
@@ -55,6 +59,7 @@ export async function putSession(
           .insert(stageSessions)
           .values({ id, ...values })
           .returning();
+    await recordChanges(tx, actor, sessionChanges(id, current, row as SessionRow));
     return { created: !current, session: sessionView(row as SessionRow) };
   });
 }
@@ -99,6 +104,7 @@ export async function patchSession(
   ifMatch: string | undefined,
   validate: (merged: Record<string, unknown>) => ParameterError[],
   clock: Clock,
+  actor: Actor,
 ): Promise<AdminSession> {
   return catalogueWrite(db, async (tx) => {
     const [current] = await tx.select().from(stageSessions).where(eq(stageSessions.id, id)).for('update');
@@ -130,6 +136,7 @@ export async function patchSession(
       .set({ ...set, updatedAt: sql`now()` })
       .where(eq(stageSessions.id, id))
       .returning();
+    await recordChanges(tx, actor, sessionChanges(id, current, row as SessionRow));
     return sessionView(row as SessionRow);
   });
 }

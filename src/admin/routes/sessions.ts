@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError } from '../../core/errors.js';
+import { actorOf } from '../../history/actor.js';
 import { problemResponse } from '../../http/problem.js';
 import { etagOf } from '../repository/etag.js';
 import { getSession, listSessions, patchSession, putSession } from '../repository/sessions.js';
@@ -135,6 +136,7 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
       scopeOf(request),
       ifMatch(request),
       app.clock,
+      actorOf(request.identity),
     );
     await served();
     return reply
@@ -149,7 +151,16 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
       request,
       'session',
       id,
-      patchSession(db, id, request.body, scopeOf(request), ifMatch(request), validateMerged, app.clock),
+      patchSession(
+        db,
+        id,
+        request.body,
+        scopeOf(request),
+        ifMatch(request),
+        validateMerged,
+        app.clock,
+        actorOf(request.identity),
+      ),
     );
     await served();
     return reply.header('etag', etagOf(session)).send(session);
