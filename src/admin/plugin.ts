@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { registerAdminAuth } from './auth.js';
 import { centreRoutes } from './routes/centres.js';
+import { historyRoutes } from './routes/history.js';
 import { importRoutes } from './routes/import.js';
 import { placesRoutes } from './routes/places.js';
 import { reservationAdminRoutes } from './routes/reservations.js';
@@ -24,6 +25,7 @@ export const adminPlugin: FastifyPluginAsyncZod = async (app) => {
   await app.register(sessionRoutes);
   await app.register(placesRoutes);
   await app.register(importRoutes);
+  await app.register(historyRoutes);
 };
 
 /** The operator and partner door: /api/admin/* (API keys only). */

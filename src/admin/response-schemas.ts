@@ -42,6 +42,10 @@ export const AdminSessionSchema = z
         'Places held by bookings made here (reservations not cancelled). Send it back with spotsAvailable when you write the figure you read.',
       ),
     status: SESSION_STATUS,
+    declaredOn: z.iso
+      .date()
+      .nullable()
+      .describe('The day the course was declared to the prefecture; null when the centre has not said.'),
     updatedAt: z.iso.datetime({ offset: true }).describe('Time of the last change.'),
   })
   .meta({ id: 'AdminSession', description: 'A session as stored: past, full and cancelled ones included.' });

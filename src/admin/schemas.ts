@@ -182,6 +182,11 @@ const sessionFields = {
       'How many bookings made here your spotsAvailable already counts: the heldHere you read with it (GET, export), or what your system recorded from our notices. Absent: 0, and every booking made here is subtracted.',
     ),
   status: SESSION_STATUS.default('scheduled').describe('"cancelled" takes it out of search at once.'),
+  declaredOn: z
+    .preprocess((v) => (v === '' ? null : v), dateField('declaredOn').nullable().optional())
+    .describe(
+      'The day the course was declared to the prefecture (YYYY-MM-DD), never after day1 nor in the future. Required, at least 10 calendar days before day1, for a session created or moved (or whose declaredOn changes) less than 10 days before it starts. Never published.',
+    ),
 };
 
 /** day2, times and places against each other, and the days against the calendar. */
@@ -194,6 +199,7 @@ function checkSession(
     capacity?: number;
     spotsAvailable?: number;
     heldHere?: number | undefined;
+    declaredOn?: string | null | undefined;
   },
   ctx: z.RefinementCtx,
 ) {
@@ -226,6 +232,12 @@ function checkSession(
         });
     }
   }
+  if (day1 && s.declaredOn && s.declaredOn > day1)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['declaredOn'],
+      message: `declaredOn must be on or before day1 (${day1}): a course is declared to the prefecture before it starts`,
+    });
   if (s.startTime && s.endTime && s.endTime <= s.startTime)
     ctx.addIssue({ code: 'custom', path: ['endTime'], message: 'endTime must be after startTime' });
   if (s.capacity !== undefined && s.spotsAvailable !== undefined && s.spotsAvailable > s.capacity)
@@ -264,6 +276,9 @@ export const SessionPatchSchema = z
     startTime: sessionFields.startTime.optional(),
     endTime: sessionFields.endTime.optional(),
     status: SESSION_STATUS.optional().describe('"cancelled" takes it out of search at once; "scheduled" restores it.'),
+    declaredOn: sessionFields.declaredOn.describe(
+      'The day the course was declared to the prefecture (YYYY-MM-DD); null removes it. The 10-day rule applies as for a PUT.',
+    ),
   })
   .strict()
   .refine((p) => Object.keys(p).length > 0, { error: 'the body must change at least one field' })

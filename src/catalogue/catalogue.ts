@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/connect.js';
+import { pruneChangeHistory } from '../history/prune.js';
 import { type CatalogueDelta, CatalogueSnapshot, type UrlBuilder } from './read-model.js';
 import { loadCatalogue, pruneHistory, readChangesSince } from './repository.js';
 
@@ -65,6 +66,9 @@ export class Catalogue {
     try {
       const gone = await pruneHistory(this.database.db, now, HISTORY_KEEP_MS);
       if (gone.changes || gone.idempotency) this.log.info(gone, 'pruned history older than a day');
+      // The centres' history rides the same loop: any instance, every ten minutes, an idempotent delete.
+      const centreHistory = await pruneChangeHistory(this.database.db, now);
+      if (centreHistory) this.log.info({ centreHistory }, 'pruned centre history older than a year');
     } catch (err) {
       this.log.warn({ err }, 'pruning history failed; it is tried again in ten minutes');
     }

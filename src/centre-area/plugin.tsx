@@ -4,6 +4,7 @@ import { changePlaces } from '../admin/repository/places.js';
 import { dateIn } from '../core/clock.js';
 import { DomainError } from '../core/errors.js';
 import { UUID } from '../core/uuid.js';
+import { userActor } from '../history/actor.js';
 import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
@@ -94,7 +95,7 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
       if (!centreId || !user.memberships.some((m) => m.centreId === centreId))
         return dashboard(request, reply, user, 404, { problem: 'Ce stage n’est pas l’un des vôtres.' });
       try {
-        await changePlaces(db, id, change, { centreId }, undefined);
+        await changePlaces(db, id, change, { centreId }, undefined, userActor(user));
       } catch (err) {
         if (err instanceof DomainError && err.status === 409)
           return dashboard(request, reply, user, 409, { problem: refusalText(err) });

@@ -75,6 +75,11 @@ export const stageSessions = pgTable(
     heldHere: smallint('held_here').notNull().default(0),
     /** A cancelled session leaves search at once but stays known, so that its page and check_availability say so. */
     status: text('status').notNull().default('scheduled'),
+    /**
+     * The day the centre declared the course to the prefecture (2024 rule: at least 10 calendar days
+     * before day1; see admin/declaration.ts). Private: no public answer carries it.
+     */
+    declaredOn: date('declared_on', { mode: 'string' }),
     ...timestamps,
   },
   (t) => [
@@ -95,6 +100,7 @@ export const stageSessions = pgTable(
     // Places taken here and places on sale never exceed the group: no booking is ever oversold.
     check('stage_sessions_places_held', sql`${t.spotsAvailable} + ${t.heldHere} <= ${t.capacity}`),
     check('stage_sessions_status', sql`${t.status} in ('scheduled', 'cancelled')`),
+    check('stage_sessions_declared_before', sql`${t.declaredOn} is null or ${t.declaredOn} <= ${t.day1}`),
   ],
 );
 
@@ -444,4 +450,36 @@ export const webhookDeliveries = pgTable(
     at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull(),
   },
   (t) => [index('webhook_deliveries_subscription_idx').on(t.subscriptionId, t.id)],
+);
+
+/**
+ * The centres' history: who changed what and when, one row per changed field, written in the
+ * transaction of the change (src/history/). Values are text as the admin API names them; a
+ * reservation's rows carry its status only, never the person's details. Kept a year
+ * (HISTORY_KEEP_DAYS), pruned by the instances' prune loop (catalogue/catalogue.ts).
+ */
+export const changeHistory = pgTable(
+  'change_history',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** No foreign key: a centre's history outlives nothing it describes, and never blocks a delete. */
+    centreId: uuid('centre_id').notNull(),
+    entity: text('entity').notNull(),
+    entityId: uuid('entity_id').notNull(),
+    field: text('field').notNull(),
+    oldValue: text('old_value'),
+    newValue: text('new_value'),
+    actorKind: text('actor_kind').notNull(),
+    actorId: text('actor_id'),
+    actorLabel: text('actor_label'),
+  },
+  (t) => [
+    // Newest first, paged by (at, id): for one centre, one record, or everything (and the prune).
+    index('change_history_centre_idx').on(t.centreId, t.at, t.id),
+    index('change_history_entity_idx').on(t.entityId, t.at, t.id),
+    index('change_history_at_idx').on(t.at, t.id),
+    check('change_history_entity', sql`${t.entity} in ('centre', 'session', 'reservation')`),
+    check('change_history_actor_kind', sql`${t.actorKind} in ('api_key', 'user', 'cli', 'site', 'system')`),
+  ],
 );

@@ -112,6 +112,8 @@ describe('applying changes one by one', () => {
           payload: newSession(pick(centreIds), {
             courseNumber: `RND-${i}`,
             day1: pick(mondays),
+            // Declared to the prefecture long before: some start within 10 days.
+            declaredOn: '2030-01-02',
             spotsAvailable: Math.floor(rnd() * 13),
           }),
         });
@@ -266,7 +268,12 @@ if (TEST_DB === 'postgres')
         method: 'PUT',
         url: `/api/admin/sessions/${id}`,
         headers: keys.admin,
-        payload: newSession(CENTRES.lyon.id, { courseNumber: 'TWO-1', day1: '2030-03-05', spotsAvailable: 20 }),
+        payload: newSession(CENTRES.lyon.id, {
+          courseNumber: 'TWO-1',
+          day1: '2030-03-05',
+          spotsAvailable: 20,
+          declaredOn: '2030-01-02',
+        }),
       });
       expect(created.statusCode, created.body).toBe(201);
       await until(async () => (await spots(second, id)) === 20);

@@ -373,6 +373,7 @@ describe('pages while the catalogue changes', () => {
           priceEuros: euros,
           capacity: 20,
           spotsAvailable: 5,
+          declaredOn: '2030-01-02',
         });
 
       for (const [sort, near] of [

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantRole } from '../../src/accounts/users.js';
 import { Browser, signIn } from '../helpers/accounts.js';
+import { keysFor } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { placesLeft } from '../helpers/booking.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
@@ -66,6 +67,15 @@ describe('the centre’s area', () => {
     expect((await browser.get('/espace-centre?modifie=1')).body).toContain('Places mises à jour');
     expect((await tap(browser, id, '1')).statusCode).toBe(303);
     expect(await placesLeft(t.app, id)).toBe(before);
+
+    // The centre's history says who: the signed-in user.
+    const { admin } = await keysFor(t.app, CENTRES.lyon.id);
+    const history = await t.app.inject({ url: `/api/admin/history?entity=session&entityId=${id}`, headers: admin });
+    const entries = history.json().data as { field: string; actor: { kind: string; label: string } }[];
+    expect(entries.slice(0, 2).map((e) => [e.field, e.actor.kind, e.actor.label])).toEqual([
+      ['spotsAvailable', 'user', 'equipe@centre-lyon.example'],
+      ['spotsAvailable', 'user', 'equipe@centre-lyon.example'],
+    ]);
   });
 
   it('says why when there is no place left to take', async () => {

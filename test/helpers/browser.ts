@@ -46,13 +46,13 @@ export async function freePortInRange(first = 4200, last = 4299): Promise<number
 }
 
 /** The service on the fixture catalogue and the frozen clock, listening on a free port that its pages name. */
-export async function listeningFixtureApp(): Promise<{ t: TestApp; base: string }> {
+export async function listeningFixtureApp(env: Record<string, string> = {}): Promise<{ t: TestApp; base: string }> {
   const port = await freePortInRange();
   const base = `http://127.0.0.1:${port}`;
   const t = await buildTestApp({
     catalogue: FIXTURE_CATALOGUE,
     clock: frozenClock(FIXTURE_NOW),
-    env: { PUBLIC_BASE_URL: base },
+    env: { ...env, PUBLIC_BASE_URL: base },
   });
   await t.app.listen({ port, host: '127.0.0.1' });
   return { t, base };

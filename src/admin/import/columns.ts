@@ -28,6 +28,7 @@ export const RECORD_FIELDS = {
     'spotsAvailable',
     'heldHere',
     'status',
+    'declaredOn',
   ],
 } as const;
 

@@ -1,8 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
+import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../db/connect.js';
 import { centres, stageSessions } from '../../db/schema.js';
 import { catalogueWrite, type Tx } from '../../db/write.js';
+import type { Actor } from '../../history/actor.js';
+import { type Change, centreChanges, sessionChanges } from '../../history/changes.js';
+import { recordChanges } from '../../history/record.js';
 import type { WriteScope } from '../repository/scope.js';
 import {
   type CentreRow,
@@ -51,27 +55,24 @@ export async function importBatch(
   db: Db,
   records: readonly ImportRecord[],
   scope: WriteScope,
-  options: { dryRun: boolean },
+  options: { dryRun: boolean; clock: Clock; actor: Actor },
 ): Promise<ImportResult> {
-  const prepared = await prepare(db, records, scope);
+  const prepared = await prepare(db, records, scope, options.clock);
   const run = async (tx: Tx | Db): Promise<ImportResult> => {
-    const centrePlan = diffAgainstStored(
-      prepared.centres,
-      await rowsById<CentreRow>(
-        tx,
-        centres,
-        prepared.centres.map((c) => c.id),
-      ),
-      centreValues,
-      sameCentre,
+    const storedCentres = await rowsById<CentreRow>(
+      tx,
+      centres,
+      prepared.centres.map((c) => c.id),
+    );
+    const centrePlan = diffAgainstStored(prepared.centres, storedCentres, centreValues, sameCentre);
+    const storedSessions = await rowsById<SessionRow>(
+      tx,
+      stageSessions,
+      prepared.sessions.map((s) => s.id),
     );
     const sessionPlan = diffAgainstStored(
       prepared.sessions,
-      await rowsById<SessionRow>(
-        tx,
-        stageSessions,
-        prepared.sessions.map((s) => s.id),
-      ),
+      storedSessions,
       // Each figure is set against the bookings made here that its session holds now.
       (input, current) => sessionValues(input, current?.heldHere),
       sameSession,
@@ -80,6 +81,11 @@ export async function importBatch(
     if (options.dryRun) return result;
     await upsert(tx as Tx, centres, centrePlan.writes);
     await upsert(tx as Tx, stageSessions, sessionPlan.writes);
+    // One row per changed field of the records written (unchanged records were not written).
+    const changes: Change[] = [];
+    for (const w of centrePlan.writes) changes.push(...centreChanges(w.id, storedCentres.get(w.id), w));
+    for (const w of sessionPlan.writes) changes.push(...sessionChanges(w.id, storedSessions.get(w.id), w));
+    await recordChanges(tx as Tx, options.actor, changes);
     return result;
   };
   return options.dryRun ? run(db) : catalogueWrite(db, run);

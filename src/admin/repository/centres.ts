@@ -2,6 +2,9 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connect.js';
 import { centres } from '../../db/schema.js';
 import { catalogueWrite, type Tx } from '../../db/write.js';
+import type { Actor } from '../../history/actor.js';
+import { centreChanges } from '../../history/changes.js';
+import { recordChanges } from '../../history/record.js';
 import type { AdminCentre } from '../response-schemas.js';
 import type { CentreInput } from '../schemas.js';
 import { etagOf, matches, preconditionFailed } from './etag.js';
@@ -18,6 +21,7 @@ export async function putCentre(
   id: string,
   input: CentreInput,
   ifMatch: string | undefined,
+  actor: Actor,
 ): Promise<{ created: boolean; centre: AdminCentre }> {
   return catalogueWrite(db, async (tx) => {
     const [current] = await tx.select().from(centres).where(eq(centres.id, id)).for('update');
@@ -34,6 +38,7 @@ export async function putCentre(
           .insert(centres)
           .values({ id, ...values })
           .returning();
+    await recordChanges(tx, actor, centreChanges(id, current, row as CentreRow));
     return { created: !current, centre: centreView(row as CentreRow) };
   });
 }

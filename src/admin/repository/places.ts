@@ -3,6 +3,8 @@ import type { Db } from '../../db/connect.js';
 import { stageSessions } from '../../db/schema.js';
 import { catalogueWrite, type Tx } from '../../db/write.js';
 import { WriteRefused } from '../../db/write-refused.js';
+import type { Actor } from '../../history/actor.js';
+import { recordChanges } from '../../history/record.js';
 import type { AdminSession } from '../response-schemas.js';
 import { claimIdempotencyKey, type Idempotency, rememberAnswer } from './idempotency.js';
 import { forbiddenCentre, type WriteScope } from './scope.js';
@@ -21,6 +23,7 @@ export async function changePlaces(
   change: number,
   scope: WriteScope,
   idempotency: Idempotency | undefined,
+  actor: Actor,
 ): Promise<{ session: AdminSession; replayed: boolean }> {
   return catalogueWrite(db, async (tx) => {
     if (idempotency) {
@@ -41,6 +44,16 @@ export async function changePlaces(
       .returning();
     if (!row) throw await whyUnchanged(tx, id, change, scope);
     const session = sessionView(row);
+    await recordChanges(tx, actor, [
+      {
+        centreId: row.centreId,
+        entity: 'session',
+        entityId: id,
+        field: 'spotsAvailable',
+        oldValue: String(row.spotsAvailable - change),
+        newValue: String(row.spotsAvailable),
+      },
+    ]);
     if (idempotency) await rememberAnswer(tx, idempotency, session);
     return { session, replayed: false };
   });

@@ -1,9 +1,14 @@
 import { and, asc, eq, gt, gte, lte, or, type SQL, sql } from 'drizzle-orm';
+import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../db/connect.js';
 import { centres, stageSessions } from '../../db/schema.js';
 import { catalogueWrite, type Tx } from '../../db/write.js';
 import { WriteRefused } from '../../db/write-refused.js';
+import type { Actor } from '../../history/actor.js';
+import { sessionChanges } from '../../history/changes.js';
+import { recordChanges } from '../../history/record.js';
 import type { ParameterError } from '../../http/problem.js';
+import { declarationIssue, declarationRefused, todayFor } from '../declaration.js';
 import type { AdminSession } from '../response-schemas.js';
 import type { SessionInput, SessionPatch } from '../schemas.js';
 import { etagOf, matches, preconditionFailed } from './etag.js';
@@ -23,18 +28,25 @@ export async function putSession(
   input: SessionInput,
   scope: WriteScope,
   ifMatch: string | undefined,
+  clock: Clock,
+  actor: Actor,
 ): Promise<{ created: boolean; session: AdminSession }> {
   if (scope.centreId !== null && input.centreId !== scope.centreId) throw forbiddenCentre();
   return catalogueWrite(db, async (tx) => {
     const [current] = await tx.select().from(stageSessions).where(eq(stageSessions.id, id)).for('update');
     if (current && scope.centreId !== null && current.centreId !== scope.centreId) throw forbiddenCentre();
     if (!matches(ifMatch, current ? etagOf(sessionView(current)) : undefined)) throw preconditionFailed();
-    const [centre] = await tx.select({ id: centres.id }).from(centres).where(eq(centres.id, input.centreId));
+    const [centre] = await tx
+      .select({ id: centres.id, deptCode: centres.deptCode })
+      .from(centres)
+      .where(eq(centres.id, input.centreId));
     if (!centre)
       throw new WriteRefused(400, 'invalid_body', 'centreId: no centre has this id.', [
         { name: 'centreId', reason: 'no centre has this id; create it first (PUT /api/admin/centres/{id})' },
       ]);
     const values = sessionValues(input, current?.heldHere);
+    const late = declarationIssue(values, todayFor(clock, centre.deptCode), current);
+    if (late) throw declarationRefused(late);
     if (current) checkGroup(values.capacity, current.heldHere);
     if (current && sameSession(current, values)) return { created: false, session: sessionView(current) };
     const [row] = current
@@ -47,6 +59,7 @@ export async function putSession(
           .insert(stageSessions)
           .values({ id, ...values })
           .returning();
+    await recordChanges(tx, actor, sessionChanges(id, current, row as SessionRow));
     return { created: !current, session: sessionView(row as SessionRow) };
   });
 }
@@ -78,6 +91,7 @@ function patchColumns(patch: SessionPatch, current: SessionRow): Partial<typeof 
   if (patch.startTime !== undefined) set.startTime = patch.startTime;
   if (patch.endTime !== undefined) set.endTime = patch.endTime;
   if (patch.status !== undefined) set.status = patch.status;
+  if (patch.declaredOn !== undefined) set.declaredOn = patch.declaredOn;
   return set;
 }
 
@@ -89,6 +103,8 @@ export async function patchSession(
   scope: WriteScope,
   ifMatch: string | undefined,
   validate: (merged: Record<string, unknown>) => ParameterError[],
+  clock: Clock,
+  actor: Actor,
 ): Promise<AdminSession> {
   return catalogueWrite(db, async (tx) => {
     const [current] = await tx.select().from(stageSessions).where(eq(stageSessions.id, id)).for('update');
@@ -99,6 +115,18 @@ export async function patchSession(
     const errors = validate({ ...was, ...patch });
     if (errors.length > 0)
       throw new WriteRefused(400, 'invalid_body', errors.map((e) => `${e.name}: ${e.reason}`).join('; '), errors);
+    if (patch.declaredOn !== undefined && patch.declaredOn !== current.declaredOn) {
+      const [centre] = await tx
+        .select({ deptCode: centres.deptCode })
+        .from(centres)
+        .where(eq(centres.id, current.centreId));
+      const late = declarationIssue(
+        { day1: current.day1, declaredOn: patch.declaredOn, status: patch.status ?? current.status },
+        todayFor(clock, centre?.deptCode ?? ''),
+        current,
+      );
+      if (late) throw declarationRefused(late);
+    }
     checkGroup(patch.capacity ?? current.capacity, current.heldHere);
     const set = patchColumns(patch, current);
     const unchanged = Object.entries(set).every(([k, v]) => current[k as keyof SessionRow] === v);
@@ -108,6 +136,7 @@ export async function patchSession(
       .set({ ...set, updatedAt: sql`now()` })
       .where(eq(stageSessions.id, id))
       .returning();
+    await recordChanges(tx, actor, sessionChanges(id, current, row as SessionRow));
     return sessionView(row as SessionRow);
   });
 }

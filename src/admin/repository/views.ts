@@ -44,6 +44,7 @@ export function sessionView(row: SessionRow): AdminSession {
     spotsAvailable: row.spotsAvailable,
     heldHere: row.heldHere,
     status: row.status as AdminSession['status'],
+    declaredOn: row.declaredOn,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -77,6 +78,7 @@ export function sessionValues(input: SessionInput, heldNow = 0) {
     capacity: input.capacity,
     spotsAvailable: placesOnSale(input, heldNow),
     status: input.status,
+    declaredOn: input.declaredOn ?? null,
   };
 }
 

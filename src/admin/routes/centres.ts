@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { actorOf } from '../../history/actor.js';
 import { problemResponse } from '../../http/problem.js';
 import { getCentre, putCentre } from '../repository/centres.js';
 import { etagOf } from '../repository/etag.js';
@@ -60,7 +61,13 @@ export const centreRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { created, centre } = await putCentre(db, request.params.id, request.body, ifMatch(request));
+      const { created, centre } = await putCentre(
+        db,
+        request.params.id,
+        request.body,
+        ifMatch(request),
+        actorOf(request.identity),
+      );
       // The answer waits until this instance serves the change, so that the writer reads its own write.
       await app.catalogue.refresh();
       return reply

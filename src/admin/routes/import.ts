@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { actorOf } from '../../history/actor.js';
 import { problemResponse } from '../../http/problem.js';
 import { MAX_LISTED_ISSUES } from '../import/issues.js';
 import { parseImport } from '../import/parse.js';
@@ -114,7 +115,11 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const records = request.body as ImportRecord[];
-      const result = await importBatch(db, records, scopeOf(request), { dryRun: request.query.dryRun });
+      const result = await importBatch(db, records, scopeOf(request), {
+        dryRun: request.query.dryRun,
+        clock: app.clock,
+        actor: actorOf(request.identity),
+      });
       // The answer waits until this instance serves the change, so that the writer reads its own write.
       if (!result.dryRun) await app.catalogue.refresh();
       return reply.send(result);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError } from '../../core/errors.js';
+import { actorOf } from '../../history/actor.js';
 import { problemResponse } from '../../http/problem.js';
 import { etagOf } from '../repository/etag.js';
 import { changePlaces } from '../repository/places.js';
@@ -60,7 +61,7 @@ export const placesRoutes: FastifyPluginAsyncZod = async (app) => {
         request,
         'session',
         id,
-        changePlaces(db, id, request.body.change, scopeOf(request), idempotency),
+        changePlaces(db, id, request.body.change, scopeOf(request), idempotency, actorOf(request.identity)),
       );
       // The answer waits until this instance serves the change, so that the writer reads its own write.
       if (!replayed) await app.catalogue.refresh();

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { actorOf } from '../../history/actor.js';
 import { problemResponse } from '../../http/problem.js';
 import {
   getReservation,
@@ -123,7 +124,7 @@ export const reservationAdminRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch('/api/admin/reservations/:id', { schema: patchSchema }, async (request, reply) => {
     const { id } = request.params;
-    const change = setReservationStatus(db, id, request.body.status, scopeOf(request));
+    const change = setReservationStatus(db, id, request.body.status, scopeOf(request), actorOf(request.identity));
     const row = await withinReach(request, 'reservation', id, change);
     if (request.body.status === 'cancelled') await app.catalogue.refresh();
     return reply.header('cache-control', 'no-store').send(reservationView(row));

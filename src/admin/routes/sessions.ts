@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError } from '../../core/errors.js';
+import { actorOf } from '../../history/actor.js';
 import { problemResponse } from '../../http/problem.js';
 import { etagOf } from '../repository/etag.js';
 import { getSession, listSessions, patchSession, putSession } from '../repository/sessions.js';
@@ -56,7 +57,7 @@ const putSchema = {
   operationId: 'adminPutSession',
   summary: 'Create or replace a session',
   description:
-    'day2 is the day after day1 (it may be omitted); neither day is a Sunday or a public holiday; endTime after startTime; spotsAvailable at most capacity (6 to 20). A partner key writes its own centre only. If-Match makes the write conditional.',
+    'day2 is the day after day1 (it may be omitted); neither day is a Sunday or a public holiday; endTime after startTime; spotsAvailable at most capacity (6 to 20); a session created or moved less than 10 calendar days before day1 carries declaredOn, at least 10 days before day1 (the prefecture rule). A partner key writes its own centre only. If-Match makes the write conditional.',
   tags: TAGS,
   security: ADMIN_SECURITY,
   params: IdParams,
@@ -67,6 +68,9 @@ const putSchema = {
     400: problemResponse('Invalid fields; `errors` names each one.'),
     409: problemResponse('courseNumber already belongs to another session.'),
     412: problemResponse('If-Match does not match the current ETag.'),
+    422: problemResponse(
+      '`prefecture_declaration`: the session starts in fewer than 10 calendar days and declaredOn is missing or later than 10 days before day1, or declaredOn is in the future.',
+    ),
     ...auth,
   },
 };
@@ -85,6 +89,9 @@ const patchSchema = {
     400: problemResponse('Invalid fields; `errors` names each one.'),
     404: problemResponse('No session has this id.'),
     412: problemResponse('If-Match does not match the current ETag.'),
+    422: problemResponse(
+      '`prefecture_declaration`: the new declaredOn is in the future, or later than 10 days before day1 of a session starting in fewer than 10 calendar days.',
+    ),
     ...auth,
   },
 };
@@ -128,6 +135,8 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
       request.body,
       scopeOf(request),
       ifMatch(request),
+      app.clock,
+      actorOf(request.identity),
     );
     await served();
     return reply
@@ -142,7 +151,16 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
       request,
       'session',
       id,
-      patchSession(db, id, request.body, scopeOf(request), ifMatch(request), validateMerged),
+      patchSession(
+        db,
+        id,
+        request.body,
+        scopeOf(request),
+        ifMatch(request),
+        validateMerged,
+        app.clock,
+        actorOf(request.identity),
+      ),
     );
     await served();
     return reply.header('etag', etagOf(session)).send(session);

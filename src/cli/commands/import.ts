@@ -4,6 +4,8 @@ import { extname } from 'node:path';
 import { parseImport } from '../../admin/import/parse.js';
 import { type ImportCounts, ImportRefused } from '../../admin/import/records.js';
 import { importBatch } from '../../admin/import/write.js';
+import { systemClock } from '../../core/clock.js';
+import { CLI_ACTOR } from '../../history/actor.js';
 import { type Command, DataError, UsageError } from '../command.js';
 
 function formatOf(file: string): string | undefined {
@@ -50,7 +52,7 @@ export const importFile: Command = {
         database.db,
         records,
         { centreId: null },
-        { dryRun: values['dry-run'] === true },
+        { dryRun: values['dry-run'] === true, clock: systemClock, actor: CLI_ACTOR },
       );
       return [
         result.dryRun ? 'Dry run: the file is valid; nothing was written.' : 'Imported.',

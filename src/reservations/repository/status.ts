@@ -3,6 +3,9 @@ import { DomainError } from '../../core/errors.js';
 import type { Db } from '../../db/connect.js';
 import { reservations } from '../../db/schema.js';
 import { catalogueWrite } from '../../db/write.js';
+import type { Actor } from '../../history/actor.js';
+import { reservationStatusChange } from '../../history/changes.js';
+import { recordChanges } from '../../history/record.js';
 import { cancelIn } from './cancel.js';
 import type { ReadScope } from './list.js';
 import type { ReservationRow } from './rows.js';
@@ -20,6 +23,7 @@ export async function setReservationStatus(
   id: string,
   status: 'confirmed' | 'cancelled',
   scope: ReadScope,
+  actor: Actor,
 ): Promise<ReservationRow> {
   return catalogueWrite(db, async (tx) => {
     const [row] = await tx.select().from(reservations).where(eq(reservations.id, id)).for('update');
@@ -32,6 +36,8 @@ export async function setReservationStatus(
         'reservation_cancelled',
         'This reservation is cancelled and its place was given back; it cannot be confirmed again. The person can book again.',
       );
+    // Its status only: the history never holds the person's name, email or phone.
+    await recordChanges(tx, actor, reservationStatusChange(row, row.status, status));
     if (status === 'cancelled') return cancelIn(tx, row, scope.centreId === null ? 'operator' : 'centre');
     const [confirmed] = await tx
       .update(reservations)

@@ -1,0 +1,92 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { DomainError } from '../../core/errors.js';
+import { listHistory } from '../../history/list.js';
+import { problemResponse } from '../../http/problem.js';
+import { uuidField } from '../schemas.js';
+import { blank, cursorQuery, instantOf, limitQuery } from './query.js';
+import { ADMIN_SECURITY, auth, scopeOf, TAGS } from './shared.js';
+
+const ListQuery = z.object({
+  centreId: z.preprocess(blank, uuidField('centreId').optional()),
+  entity: z.preprocess(
+    blank,
+    z.enum(['centre', 'session', 'reservation'], { error: 'entity must be centre, session or reservation' }).optional(),
+  ),
+  entityId: z.preprocess(blank, uuidField('entityId').optional()),
+  limit: limitQuery(500, 100),
+  cursor: cursorQuery(instantOf),
+});
+
+const HistoryEntrySchema = z
+  .object({
+    id: z.uuid(),
+    at: z.iso.datetime().describe('When the change was committed (its transaction’s time).'),
+    centreId: z.uuid(),
+    entity: z.enum(['centre', 'session', 'reservation']),
+    entityId: z.uuid(),
+    field: z.string().describe('The field as the admin API names it (priceEuros, spotsAvailable, status…).'),
+    oldValue: z.string().nullable().describe('Before, as text; null when the record was created or the field empty.'),
+    newValue: z.string().nullable(),
+    actor: z.object({
+      kind: z.enum(['api_key', 'user', 'cli', 'site', 'system']),
+      id: z.string().nullable().describe('The API key’s (or user’s) id.'),
+      label: z.string().nullable().describe('The API key’s name, or “command line”.'),
+    }),
+  })
+  .meta({ id: 'HistoryEntry', description: 'One changed field of a centre, session or reservation.' });
+
+/** GET /api/admin/history: who changed what and when, newest first; a partner key sees its own centre. */
+export const historyRoutes: FastifyPluginAsyncZod = async (app) => {
+  const db = app.database.db;
+  app.get(
+    '/api/admin/history',
+    {
+      schema: {
+        operationId: 'adminListHistory',
+        summary: 'The history of changes: who changed what and when, newest first',
+        description:
+          'One entry per changed field of a centre, session or reservation written through the admin API or the command line, with the old and new values and who wrote it (an API key, the command line). A reservation’s entries are its status only. Kept a year. Filter by `centreId`, `entity`, `entityId`; `limit` per page and `nextCursor` as `cursor` for the next one. A partner key sees its own centre only.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        querystring: ListQuery,
+        response: {
+          200: z.object({ data: z.array(HistoryEntrySchema), nextCursor: z.string().nullable() }),
+          400: problemResponse('Invalid parameters; `errors` names each one.'),
+          ...auth,
+        },
+      },
+    },
+    async (request, reply) => {
+      const scope = scopeOf(request);
+      const q = request.query;
+      if (scope.centreId !== null && q.centreId !== undefined && q.centreId !== scope.centreId)
+        throw new DomainError(403, 'forbidden', "A partner key may only read its own centre's history.");
+      const rows = await listHistory(db, {
+        centreId: scope.centreId ?? q.centreId,
+        entity: q.entity,
+        entityId: q.entityId,
+        before: q.cursor ? { at: q.cursor.key, id: q.cursor.id } : undefined,
+        limit: q.limit,
+      });
+      const last = rows.at(-1);
+      const nextCursor = rows.length === q.limit && last ? `${last.cursorAt}.${last.id}` : null;
+      const data = rows.map((r) => ({
+        id: r.id,
+        at: r.at.toISOString(),
+        centreId: r.centreId,
+        entity: r.entity as 'centre' | 'session' | 'reservation',
+        entityId: r.entityId,
+        field: r.field,
+        oldValue: r.oldValue,
+        newValue: r.newValue,
+        actor: {
+          kind: r.actorKind as 'api_key' | 'user' | 'cli' | 'site' | 'system',
+          id: r.actorId,
+          label: r.actorLabel,
+        },
+      }));
+      return reply.header('cache-control', 'no-store').send({ data, nextCursor });
+    },
+  );
+};

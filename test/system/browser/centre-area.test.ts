@@ -1,0 +1,85 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { grantRole } from '../../../src/accounts/users.js';
+import type { TestApp } from '../../helpers/app.js';
+import { placesLeft } from '../../helpers/booking.js';
+import { launchChromium, listeningFixtureApp, screenshot, seriousViolations } from '../../helpers/browser.js';
+import { CENTRES, SESSIONS } from '../../helpers/fixtures.js';
+import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js';
+
+// A centre manager on a phone, JavaScript off: signs in with the emailed link and takes a place.
+let t: TestApp;
+let base: string;
+let smtp: TestSmtpServer;
+let browser: Browser;
+let page: Page;
+let axeContext: BrowserContext;
+const EMAIL = 'gerante@centre-lyon.example';
+
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  ({ t, base } = await listeningFixtureApp({ SMTP_URL: smtp.url }));
+  await grantRole(t.app.database.db, EMAIL, 'owner', CENTRES.lyon.id);
+  browser = await launchChromium();
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    locale: 'fr-FR',
+    javaScriptEnabled: false,
+    isMobile: true,
+    hasTouch: true,
+  });
+  page = await context.newPage();
+  axeContext = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'fr-FR' });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await smtp?.close();
+});
+
+/** axe on a copy of the page (scripts are off in the page itself), then a screenshot. */
+async function check(name: string) {
+  const url = page.url();
+  const html = await page.content();
+  const copy = await axeContext.newPage();
+  await copy.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
+  await copy.goto(url);
+  expect(await seriousViolations(copy), name).toEqual([]);
+  await copy.close();
+  await screenshot(page, name);
+}
+
+describe('the centre’s area on a phone, in Chromium', () => {
+  it('signs in with the emailed link and takes a place in one tap', { timeout: 120_000 }, async () => {
+    await page.goto(`${base}/espace-centre`);
+    expect(new URL(page.url()).pathname).toBe('/connexion');
+    await check('sign-in');
+    await page.getByLabel('Adresse e-mail').fill(EMAIL);
+    await page.getByRole('button', { name: 'Recevoir un lien de connexion' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Vérifiez vos e-mails' }).count()).toBe(1);
+
+    await t.app.jobs.drain();
+    await expect.poll(() => smtp.received.filter((m) => m.to === EMAIL).length).toBe(1);
+    const link = /http:\/\/127\.0\.0\.1:\d+\/connexion\/lien\/[A-Za-z0-9_-]{43}/.exec(
+      smtp.received[0]?.text ?? '',
+    )?.[0];
+    expect(link).toBeDefined();
+    await page.goto(link as string);
+    await check('sign-in-link');
+    await Promise.all([
+      page.waitForURL('**/espace-centre'),
+      page.getByRole('button', { name: 'Me connecter' }).click(),
+    ]);
+    await expect.poll(() => page.getByRole('heading', { name: 'Espace centre' }).count()).toBe(1);
+    await check('centre-area');
+
+    const before = await placesLeft(t.app, SESSIONS.lyonMar5.id);
+    await page.getByRole('button', { name: /^Une place de moins, mardi 5 mars 2030, 08:30/ }).click();
+    await expect.poll(() => page.getByText('Places mises à jour').count()).toBe(1);
+    expect(await placesLeft(t.app, SESSIONS.lyonMar5.id)).toBe(before - 1);
+    await check('centre-area-place-taken');
+
+    await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
+    await expect.poll(() => page.getByText('Vous êtes déconnecté.').count()).toBe(1);
+  });
+});
