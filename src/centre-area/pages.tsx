@@ -22,7 +22,7 @@ export function DashboardPage(props: DashboardProps) {
     <Layout site={props.site} title="Espace centre" description="Les stages de votre centre" noindex>
       <h1>Espace centre</h1>
       <p>
-        Connecté : {user.email}. <SignOut formToken={props.formToken} label="Se déconnecter" />{' '}
+        Connecté : {user.email}. <SignOut formToken={props.formToken} label="Se déconnecter" /> ·{' '}
         <SignOut formToken={props.formToken} label="Se déconnecter partout" everywhere />
       </p>
       {props.problem ? (
@@ -96,10 +96,10 @@ function CentreSessions(props: { membership: Membership; sessions: AreaSession[]
                 ) : null}
                 <form method="post" action={`/espace-centre/seances/${s.id}/places`} class="inline">
                   <input type="hidden" name="_csrf" value={props.formToken} />
-                  <button type="submit" name="change" value="-1" aria-label={`Une place de moins, ${label}`}>
+                  <button type="submit" name="change" value="-1" aria-label={`−1 place, ${label}`}>
                     −1 place
                   </button>{' '}
-                  <button type="submit" name="change" value="1" aria-label={`Une place de plus, ${label}`}>
+                  <button type="submit" name="change" value="1" aria-label={`+1 place, ${label}`}>
                     +1 place
                   </button>
                 </form>

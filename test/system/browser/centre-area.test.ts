@@ -74,7 +74,7 @@ describe('the centre’s area on a phone, in Chromium', () => {
     await check('centre-area');
 
     const before = await placesLeft(t.app, SESSIONS.lyonMar5.id);
-    await page.getByRole('button', { name: /^Une place de moins, mardi 5 mars 2030, 08:30/ }).click();
+    await page.getByRole('button', { name: /^−1 place, mardi 5 mars 2030, 08:30/ }).click();
     await expect.poll(() => page.getByText('Places mises à jour').count()).toBe(1);
     expect(await placesLeft(t.app, SESSIONS.lyonMar5.id)).toBe(before - 1);
     await check('centre-area-place-taken');
