@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../accounts/users.js';
+import { dateIn } from '../core/clock.js';
+import { siteInfo } from '../web/layout.js';
+import { privateHtml } from '../web/private-page.js';
+import { renderPage } from '../web/render.js';
+import { DashboardPage } from './pages.js';
+import { upcomingSessions } from './repository.js';
+
+export const GUARD_REFUSED =
+  'Ce formulaire n’a pas pu être vérifié (envoyé depuis un autre site, cookies bloqués, ou page ouverte depuis longtemps) : rien n’a été modifié.';
+
+export interface Messages {
+  notice?: string;
+  problem?: string;
+}
+
+/** What the area's routes share: the dashboard, answered with a status and a message. */
+export interface AreaContext {
+  dashboard(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: User,
+    status: number,
+    messages?: Messages,
+  ): Promise<unknown>;
+  /** Whether the request's form carries this browser's anti-forgery token from one of our pages. */
+  formOk(request: FastifyRequest, form: Record<string, unknown>): boolean;
+}
+
+export function areaContext(app: FastifyInstance): AreaContext {
+  const site = siteInfo(app.config);
+  const { accounts } = app;
+  return {
+    async dashboard(request, reply, user, status, messages = {}) {
+      const today = dateIn(app.clock.now());
+      const sessions = await upcomingSessions(
+        app.database.db,
+        user.memberships.map((m) => m.centreId),
+        today,
+      );
+      return privateHtml(
+        reply,
+        status,
+        renderPage(
+          <DashboardPage
+            site={site}
+            user={user}
+            formToken={accounts.guard.tokenFor(request, reply)}
+            today={today}
+            sessions={sessions}
+            {...messages}
+          />,
+        ),
+      );
+    },
+    formOk: (request, form) => accounts.guard.check(request, form._csrf) === 'ok',
+  };
+}
+
+/** The signed-in user of an area's request (set by the area's first hook). */
+export function areaUser(request: FastifyRequest): User {
+  if (!request.areaUser) throw new Error('an area route ran before the sign-in hook');
+  return request.areaUser;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    areaUser?: User;
+  }
+}

@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import { areaContext } from './context.js';
+import { dashboardRoute } from './routes/dashboard.js';
+import { placesRoute } from './routes/places.js';
+
+// Forms of a few short fields.
+const FORM_BODY_LIMIT = 16 * 1024;
+
+/**
+ * The centres' area (/espace-centre): a signed-in owner or staff member sees their centres'
+ * upcoming sessions and keeps them true, through the same domain functions as the partner API.
+ * Only the session cookie opens it: an API key or an agent's token is sent to sign in like anyone
+ * else. One file per route in routes/, sharing the dashboard (context.tsx).
+ */
+export async function registerCentreArea(app: FastifyInstance): Promise<void> {
+  const context = areaContext(app);
+  await app.register(async (scope: FastifyInstance) => {
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    // Before anything else of the area: who is signed in. Nobody: to the sign-in page.
+    scope.addHook('onRequest', async (request, reply) => {
+      const user = await app.accounts.user(request);
+      if (!user) return reply.header('cache-control', 'no-store').redirect('/connexion', 303);
+      request.areaUser = user;
+    });
+    dashboardRoute(scope, context);
+    placesRoute(scope, context);
+  });
+}
