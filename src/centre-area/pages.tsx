@@ -40,15 +40,18 @@ export function DashboardPage(props: DashboardProps) {
           l’exploitant du service vous donner accès à un centre.
         </p>
       ) : (
-        user.memberships.map((m) => (
-          <CentreSessions
-            membership={m}
-            sessions={sessions.filter((s) => s.centreId === m.centreId)}
-            today={props.today}
-            formToken={props.formToken}
-          />
-        ))
+        <p>
+          <a href="/espace-centre/seances/nouvelle">Nouveau stage</a> (une date, ou la même sur plusieurs semaines)
+        </p>
       )}
+      {user.memberships.map((m) => (
+        <CentreSessions
+          membership={m}
+          sessions={sessions.filter((s) => s.centreId === m.centreId)}
+          today={props.today}
+          formToken={props.formToken}
+        />
+      ))}
     </Layout>
   );
 }

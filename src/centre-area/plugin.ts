@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { areaContext } from './context.js';
 import { dashboardRoute } from './routes/dashboard.js';
+import { newSessionRoute } from './routes/new-session.js';
 import { placesRoute } from './routes/places.js';
 
 // Forms of a few short fields.
@@ -28,5 +29,6 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     });
     dashboardRoute(scope, context);
     placesRoute(scope, context);
+    newSessionRoute(scope);
   });
 }

@@ -79,6 +79,15 @@ describe('the centre’s area on a phone, in Chromium', () => {
     expect(await placesLeft(t.app, SESSIONS.lyonMar5.id)).toBe(before - 1);
     await check('centre-area-place-taken');
 
+    // A new session, twice two weeks apart, from the form.
+    await page.getByRole('link', { name: 'Nouveau stage' }).click();
+    await check('new-session');
+    await page.getByLabel('Premier jour').fill('2030-03-19');
+    await page.getByLabel('Nombre de dates').fill('2');
+    await page.getByLabel('Prix (€)').fill('199');
+    await Promise.all([page.waitForURL('**/espace-centre?cree=2'), page.getByRole('button', { name: 'Créer' }).click()]);
+    await expect.poll(() => page.getByText('2 stages créés').count()).toBe(1);
+
     await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
     await expect.poll(() => page.getByText('Vous êtes déconnecté.').count()).toBe(1);
   });

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { User } from '../../accounts/users.js';
+import { type ImportRecord, ImportRefused } from '../../admin/import/records.js';
+import { importBatch } from '../../admin/import/write.js';
+import { dateIn } from '../../core/clock.js';
+import { userActor } from '../../history/actor.js';
+import type { FieldError } from '../../web/field.js';
+import { frenchDate } from '../../web/format.js';
+import { siteInfo } from '../../web/layout.js';
+import { privateHtml } from '../../web/private-page.js';
+import { renderPage } from '../../web/render.js';
+import { areaUser, GUARD_REFUSED } from '../context.js';
+import { EMPTY_FORM, type NewSessionForm, NewSessionPage } from '../new-session-page.js';
+
+const PATH = '/espace-centre/seances/nouvelle';
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** What the API's checks say of a field, said to a centre in French. */
+const FRENCH: Record<string, string> = {
+  day1: 'date impossible : un stage dure deux jours de suite, jamais un dimanche ni un jour férié',
+  day2: 'le second jour tombe un dimanche ou un jour férié : choisissez un autre premier jour',
+  startTime: 'heure de début invalide',
+  endTime: 'la fin doit venir après le début',
+  priceEuros: 'prix invalide : un montant en euros, par exemple 229 ou 229,50',
+  capacity: 'un groupe compte de 6 à 20 personnes',
+  spotsAvailable: 'les places libres vont de 0 à la taille du groupe',
+  declaredOn:
+    'déclaration en préfecture : un stage qui commence dans moins de 10 jours doit avoir été déclaré au moins 10 jours avant son premier jour (arrêté du 26 juin 2012 modifié), et jamais après aujourd’hui',
+  courseNumber: 'un stage de ce centre a déjà ce numéro (même centre, même jour)',
+};
+
+/** The form's fields, named as the page names them, for an API field. */
+const FIELD_OF: Record<string, string> = {
+  priceEuros: 'price',
+  spotsAvailable: 'spots',
+  day2: 'day1',
+  courseNumber: 'day1',
+};
+
+function addDays(day: string, n: number): string {
+  const d = new Date(`${day}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}
+
+function formOf(body: unknown): NewSessionForm {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const text = (k: keyof NewSessionForm) => (typeof b[k] === 'string' ? (b[k] as string).trim().slice(0, 40) : '');
+  return {
+    centreId: text('centreId'),
+    day1: text('day1'),
+    repeat: text('repeat') || '1',
+    every: text('every') || '1',
+    startTime: text('startTime'),
+    endTime: text('endTime'),
+    price: text('price'),
+    capacity: text('capacity'),
+    spots: text('spots'),
+    declaredOn: text('declaredOn'),
+  };
+}
+
+const whole = (s: string, min: number, max: number) => {
+  const n = /^\d+$/.test(s) ? Number(s) : Number.NaN;
+  return n >= min && n <= max ? n : undefined;
+};
+
+/**
+ * GET and POST /espace-centre/seances/nouvelle: a session, or the same one on several dates (every
+ * N weeks), written as one all-or-nothing import (admin/import/write.ts): the API's checks apply to
+ * each date, and none is created if one is refused.
+ */
+export function newSessionRoute(app: FastifyInstance): void {
+  const site = siteInfo(app.config);
+  const page = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: User,
+    status: number,
+    form: NewSessionForm,
+    errors: FieldError[] = [],
+    problem?: string,
+  ) =>
+    privateHtml(
+      reply,
+      status,
+      renderPage(
+        <NewSessionPage
+          site={site}
+          memberships={user.memberships}
+          formToken={app.accounts.guard.tokenFor(request, reply)}
+          form={form}
+          errors={errors}
+          problem={problem}
+        />,
+      ),
+    );
+
+  app.get(PATH, { schema: { hide: true } }, async (request, reply) => {
+    const user = areaUser(request);
+    return page(request, reply, user, 200, { ...EMPTY_FORM, centreId: user.memberships[0]?.centreId ?? '' });
+  });
+
+  app.post(PATH, { schema: { hide: true } }, async (request, reply) => {
+    const user = areaUser(request);
+    const form = formOf(request.body);
+    const raw = (request.body ?? {}) as Record<string, unknown>;
+    if (app.accounts.guard.check(request, raw._csrf) !== 'ok')
+      return page(request, reply, user, 403, form, [], GUARD_REFUSED);
+    const membership = user.memberships.find((m) => m.centreId === form.centreId);
+    const centre = membership ? app.catalogue.snapshot.centresById.get(membership.centreId) : undefined;
+    if (!membership || !centre)
+      return page(request, reply, user, 404, form, [], 'Ce centre n’est pas l’un des vôtres.');
+
+    const errors: FieldError[] = [];
+    const today = dateIn(app.clock.now(), centre.timeZone);
+    if (!DAY.test(form.day1)) errors.push({ field: 'day1', message: 'Premier jour : indiquez une date.' });
+    else if (form.day1 <= today) errors.push({ field: 'day1', message: 'Premier jour : choisissez une date à venir.' });
+    const repeat = whole(form.repeat, 1, 12);
+    if (repeat === undefined) errors.push({ field: 'repeat', message: 'Nombre de dates : de 1 à 12.' });
+    const every = whole(form.every, 1, 8);
+    if (every === undefined) errors.push({ field: 'every', message: 'Intervalle : de 1 à 8 semaines.' });
+    if (!TIME.test(form.startTime))
+      errors.push({ field: 'startTime', message: 'Début : une heure, par exemple 08:30.' });
+    if (!TIME.test(form.endTime)) errors.push({ field: 'endTime', message: 'Fin : une heure, par exemple 16:30.' });
+    const price = /^\d{1,4}([.,]\d{1,2})?$/.test(form.price) ? Number(form.price.replace(',', '.')) : undefined;
+    if (price === undefined) errors.push({ field: 'price', message: `Prix : ${FRENCH.priceEuros}.` });
+    const capacity = whole(form.capacity, 1, 99);
+    if (capacity === undefined) errors.push({ field: 'capacity', message: `Taille du groupe : ${FRENCH.capacity}.` });
+    const spots = form.spots === '' ? capacity : whole(form.spots, 0, 99);
+    if (spots === undefined && capacity !== undefined)
+      errors.push({ field: 'spots', message: `Places libres : ${FRENCH.spotsAvailable}.` });
+    if (form.declaredOn !== '' && !DAY.test(form.declaredOn))
+      errors.push({ field: 'declaredOn', message: 'Déclaration en préfecture : indiquez une date, ou rien.' });
+    if (errors.length > 0) return page(request, reply, user, 400, form, errors);
+
+    const days = Array.from({ length: repeat as number }, (_, k) => addDays(form.day1, 7 * (every as number) * k));
+    const records: ImportRecord[] = days.map((day, index) => {
+      const id = randomUUID();
+      // The centre's approval, the day, and a few characters of the id: two groups may meet the same day.
+      const courseNumber = `${centre.record.agrementNumber}-${day.replaceAll('-', '')}-${id.slice(0, 4).toUpperCase()}`;
+      return {
+        index,
+        type: 'session',
+        data: {
+          id,
+          centreId: centre.record.id,
+          courseNumber,
+          day1: day,
+          startTime: form.startTime,
+          endTime: form.endTime,
+          priceEuros: price,
+          capacity,
+          spotsAvailable: spots,
+          ...(form.declaredOn ? { declaredOn: form.declaredOn } : {}),
+        },
+      };
+    });
+    try {
+      await importBatch(
+        app.database.db,
+        records,
+        { centreId: centre.record.id },
+        {
+          dryRun: false,
+          clock: app.clock,
+          actor: userActor(user),
+        },
+      );
+    } catch (err) {
+      if (!(err instanceof ImportRefused)) throw err;
+      const refused = err.errors.map((issue) => ({
+        field: FIELD_OF[issue.name] ?? issue.name,
+        message: `Stage du ${frenchDate(days[issue.index ?? 0] ?? form.day1)} : ${FRENCH[issue.name] ?? issue.reason}.`,
+      }));
+      return page(request, reply, user, 422, form, refused);
+    }
+    await app.catalogue.refresh();
+    return reply.header('cache-control', 'no-store').redirect(`/espace-centre?cree=${days.length}`, 303);
+  });
+}
