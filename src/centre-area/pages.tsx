@@ -106,6 +106,19 @@ function CentreSessions(props: { membership: Membership; sessions: AreaSession[]
                     +1 place
                   </button>
                 </form>
+                <details>
+                  <summary>Annuler ce stage…</summary>
+                  <form method="post" action={`/espace-centre/seances/${s.id}/annulation`}>
+                    <input type="hidden" name="_csrf" value={props.formToken} />
+                    <label for={`raison-${s.id}`}>Raison, envoyée aux personnes inscrites</label>
+                    <textarea id={`raison-${s.id}`} name="raison" required minLength={3} maxLength={500} rows={3} />
+                    <p>
+                      <button type="submit" class="danger">
+                        Annuler le stage du {frenchDate(s.day1)}
+                      </button>
+                    </p>
+                  </form>
+                </details>
               </li>
             );
           })}

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { areaContext } from './context.js';
+import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
 import { newSessionRoute } from './routes/new-session.js';
 import { placesRoute } from './routes/places.js';
@@ -30,5 +31,6 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     dashboardRoute(scope, context);
     placesRoute(scope, context);
     newSessionRoute(scope);
+    cancelSessionRoute(scope, context);
   });
 }

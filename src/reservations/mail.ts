@@ -75,3 +75,31 @@ export function centreNoticeMail(f: BookedMailFacts, centreEmail: string): Mail 
     ].join('\n'),
   };
 }
+
+/** To a person whose course the centre cancelled: why, and that nothing is owed for it. */
+export function sessionCancelledMail(f: {
+  to: string;
+  firstName: string | null;
+  reference: string;
+  entry: SessionEntry;
+  reason: string;
+  centre: { name: string; phone: string | null };
+  platformName: string;
+}): Mail {
+  const s = f.entry.view;
+  return {
+    to: f.to,
+    subject: `Stage annulé : ${frenchDate(s.day1)} à ${s.centre.city} (réservation ${f.reference})`,
+    text: [
+      `Bonjour${f.firstName ? ` ${f.firstName}` : ''},`,
+      '',
+      `Le centre ${f.centre.name} a annulé le stage du ${frenchDate(s.day1)} et du ${frenchDate(s.day2)}. Votre réservation ${f.reference} est annulée : votre place n’existe plus, et ce stage ne peut pas vous être facturé.`,
+      '',
+      `Raison donnée par le centre : ${f.reason}`,
+      '',
+      `Pour une autre date, contactez le centre${f.centre.phone ? ` (${f.centre.phone})` : ''} ou cherchez un autre stage sur ${f.platformName}.`,
+      '',
+      f.platformName,
+    ].join('\n'),
+  };
+}

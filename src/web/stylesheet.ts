@@ -82,6 +82,8 @@ form.booking .check input{flex:none;margin-top:.1rem}
 button.danger{background:#8a0019}
 button.danger:hover{background:#5c0011}
 form.inline{display:inline}
+.area-sessions details{margin-top:.75rem}
+.area-sessions textarea{width:100%;font:inherit;padding:.5rem;border:1px solid #6b6b6b;border-radius:.35rem}
 button.link{background:none;color:#0b4f8a;text-decoration:underline;padding:0;min-height:auto;font-weight:400}
 .area-sessions{list-style:none;padding:0}
 .area-sessions .session.risk{border-left:4px solid #b34700}

@@ -106,39 +106,51 @@ export async function patchSession(
   clock: Clock,
   actor: Actor,
 ): Promise<AdminSession> {
-  return catalogueWrite(db, async (tx) => {
-    const [current] = await tx.select().from(stageSessions).where(eq(stageSessions.id, id)).for('update');
-    if (!current) throw new WriteRefused(404, 'not_found', `No session has the id ${id}.`);
-    if (scope.centreId !== null && current.centreId !== scope.centreId) throw forbiddenCentre();
-    if (!matches(ifMatch, etagOf(sessionView(current)))) throw preconditionFailed();
-    const { updatedAt: _, id: __, heldHere: ___, ...was } = sessionView(current);
-    const errors = validate({ ...was, ...patch });
-    if (errors.length > 0)
-      throw new WriteRefused(400, 'invalid_body', errors.map((e) => `${e.name}: ${e.reason}`).join('; '), errors);
-    if (patch.declaredOn !== undefined && patch.declaredOn !== current.declaredOn) {
-      const [centre] = await tx
-        .select({ deptCode: centres.deptCode })
-        .from(centres)
-        .where(eq(centres.id, current.centreId));
-      const late = declarationIssue(
-        { day1: current.day1, declaredOn: patch.declaredOn, status: patch.status ?? current.status },
-        todayFor(clock, centre?.deptCode ?? ''),
-        current,
-      );
-      if (late) throw declarationRefused(late);
-    }
-    checkGroup(patch.capacity ?? current.capacity, current.heldHere);
-    const set = patchColumns(patch, current);
-    const unchanged = Object.entries(set).every(([k, v]) => current[k as keyof SessionRow] === v);
-    if (unchanged) return sessionView(current);
-    const [row] = await tx
-      .update(stageSessions)
-      .set({ ...set, updatedAt: sql`now()` })
-      .where(eq(stageSessions.id, id))
-      .returning();
-    await recordChanges(tx, actor, sessionChanges(id, current, row as SessionRow));
-    return sessionView(row as SessionRow);
-  });
+  return catalogueWrite(db, (tx) => patchSessionIn(tx, id, patch, scope, ifMatch, validate, clock, actor));
+}
+
+/** `patchSession` in a catalogue write the caller holds, for a change made with others (a cancellation and its emails). */
+export async function patchSessionIn(
+  tx: Tx,
+  id: string,
+  patch: SessionPatch,
+  scope: WriteScope,
+  ifMatch: string | undefined,
+  validate: (merged: Record<string, unknown>) => ParameterError[],
+  clock: Clock,
+  actor: Actor,
+): Promise<AdminSession> {
+  const [current] = await tx.select().from(stageSessions).where(eq(stageSessions.id, id)).for('update');
+  if (!current) throw new WriteRefused(404, 'not_found', `No session has the id ${id}.`);
+  if (scope.centreId !== null && current.centreId !== scope.centreId) throw forbiddenCentre();
+  if (!matches(ifMatch, etagOf(sessionView(current)))) throw preconditionFailed();
+  const { updatedAt: _, id: __, heldHere: ___, ...was } = sessionView(current);
+  const errors = validate({ ...was, ...patch });
+  if (errors.length > 0)
+    throw new WriteRefused(400, 'invalid_body', errors.map((e) => `${e.name}: ${e.reason}`).join('; '), errors);
+  if (patch.declaredOn !== undefined && patch.declaredOn !== current.declaredOn) {
+    const [centre] = await tx
+      .select({ deptCode: centres.deptCode })
+      .from(centres)
+      .where(eq(centres.id, current.centreId));
+    const late = declarationIssue(
+      { day1: current.day1, declaredOn: patch.declaredOn, status: patch.status ?? current.status },
+      todayFor(clock, centre?.deptCode ?? ''),
+      current,
+    );
+    if (late) throw declarationRefused(late);
+  }
+  checkGroup(patch.capacity ?? current.capacity, current.heldHere);
+  const set = patchColumns(patch, current);
+  const unchanged = Object.entries(set).every(([k, v]) => current[k as keyof SessionRow] === v);
+  if (unchanged) return sessionView(current);
+  const [row] = await tx
+    .update(stageSessions)
+    .set({ ...set, updatedAt: sql`now()` })
+    .where(eq(stageSessions.id, id))
+    .returning();
+  await recordChanges(tx, actor, sessionChanges(id, current, row as SessionRow));
+  return sessionView(row as SessionRow);
 }
 
 export interface SessionFilter {

@@ -85,7 +85,10 @@ describe('the centre’s area on a phone, in Chromium', () => {
     await page.getByLabel('Premier jour').fill('2030-03-19');
     await page.getByLabel('Nombre de dates').fill('2');
     await page.getByLabel('Prix (€)').fill('199');
-    await Promise.all([page.waitForURL('**/espace-centre?cree=2'), page.getByRole('button', { name: 'Créer' }).click()]);
+    await Promise.all([
+      page.waitForURL('**/espace-centre?cree=2'),
+      page.getByRole('button', { name: 'Créer' }).click(),
+    ]);
     await expect.poll(() => page.getByText('2 stages créés').count()).toBe(1);
 
     await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
