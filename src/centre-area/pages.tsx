@@ -86,7 +86,9 @@ function CentreSessions(props: { membership: Membership; sessions: AreaSession[]
             const label = `${frenchDate(s.day1)}, ${s.startTime}–${s.endTime}`;
             return (
               <li id={`seance-${s.id}`} class={risk ? 'session risk' : 'session'}>
-                <h3>{label}</h3>
+                <h3>
+                  <a href={`/espace-centre/seances/${s.id}`}>{label}</a>
+                </h3>
                 <p>
                   <strong>
                     {s.spotsAvailable} place{s.spotsAvailable > 1 ? 's' : ''} libre{s.spotsAvailable > 1 ? 's' : ''} sur{' '}

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { areaContext } from './context.js';
+import { bookingsRoutes } from './routes/bookings.js';
 import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
 import { newSessionRoute } from './routes/new-session.js';
@@ -32,5 +33,6 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     placesRoute(scope, context);
     newSessionRoute(scope);
     cancelSessionRoute(scope, context);
+    bookingsRoutes(scope, context);
   });
 }

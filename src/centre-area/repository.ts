@@ -63,3 +63,22 @@ export function atRisk(session: AreaSession, today: string): boolean {
   const days = (Date.parse(`${session.day1}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / 86_400_000;
   return days <= RISK_DAYS && session.capacity - session.spotsAvailable < MIN_TAKEN;
 }
+
+/** One session as the area shows it, whatever its date or state. */
+export async function areaSession(db: Db, id: string): Promise<AreaSession | undefined> {
+  const [row] = await db
+    .select({
+      id: stageSessions.id,
+      centreId: stageSessions.centreId,
+      day1: stageSessions.day1,
+      startTime: stageSessions.startTime,
+      endTime: stageSessions.endTime,
+      priceCents: stageSessions.priceCents,
+      capacity: stageSessions.capacity,
+      spotsAvailable: stageSessions.spotsAvailable,
+      heldHere: stageSessions.heldHere,
+    })
+    .from(stageSessions)
+    .where(eq(stageSessions.id, id));
+  return row;
+}
