@@ -2,7 +2,9 @@ import type { Membership, User } from '../accounts/users.js';
 import { formatPrice } from '../catalogue/price.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { may } from './access.js';
 import { type AreaSession, atRisk } from './repository.js';
+import { webhooksPath } from './webhooks-page.js';
 
 export interface DashboardProps {
   site: SiteInfo;
@@ -77,6 +79,11 @@ function CentreSessions(props: { membership: Membership; sessions: AreaSession[]
       <h2 id={`centre-${m.centreId}`}>
         {m.centreName} <span class="hint">({ROLES[m.role]})</span>
       </h2>
+      {may(m.role, 'webhooks') ? (
+        <p>
+          <a href={webhooksPath(m.centreId)}>Webhooks de {m.centreName}</a>
+        </p>
+      ) : null}
       {sessions.length === 0 ? (
         <p>Aucun stage à venir.</p>
       ) : (

@@ -5,9 +5,19 @@ import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
 import { newSessionRoute } from './routes/new-session.js';
 import { placesRoute } from './routes/places.js';
+import { webhooksRoute } from './routes/webhooks.js';
 
 // Forms of a few short fields.
 const FORM_BODY_LIMIT = 16 * 1024;
+
+/** A form's fields; a name sent more than once (checkboxes) gives the list of its values. */
+function formFields(body: string): Record<string, string | string[]> {
+  const fields = new Map<string, string[]>();
+  for (const [name, value] of new URLSearchParams(body)) fields.set(name, [...(fields.get(name) ?? []), value]);
+  return Object.fromEntries(
+    [...fields].map(([name, values]) => [name, values.length === 1 ? (values[0] as string) : values]),
+  );
+}
 
 /**
  * The centres' area (/espace-centre): a signed-in owner or staff member sees their centres'
@@ -21,7 +31,7 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+      (_request, body, done) => done(null, formFields(body as string)),
     );
     // Before anything else of the area: who is signed in. Nobody: to the sign-in page.
     scope.addHook('onRequest', async (request, reply) => {
@@ -34,5 +44,6 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     newSessionRoute(scope);
     cancelSessionRoute(scope, context);
     bookingsRoutes(scope, context);
+    webhooksRoute(scope, context);
   });
 }

@@ -33,7 +33,7 @@ form.search{display:grid;gap:.9rem}
 form.search .row{display:grid;gap:.9rem}
 label{display:block;font-weight:600;margin-bottom:.25rem}
 .hint{display:block;font-weight:400;color:#4a4a4a;font-size:.95rem}
-input[type=text],input[type=email],input[type=tel],input[type=date],input[type=number],input[type=time],select{width:100%;font:inherit;padding:.6rem .65rem;border:1px solid #6b6b6b;border-radius:.35rem;background:#fff;color:#1b1b1b;min-height:2.75rem}
+input[type=text],input[type=email],input[type=url],input[type=tel],input[type=date],input[type=number],input[type=time],select{width:100%;font:inherit;padding:.6rem .65rem;border:1px solid #6b6b6b;border-radius:.35rem;background:#fff;color:#1b1b1b;min-height:2.75rem}
 .check{display:flex;gap:.5rem;align-items:center;font-weight:400}
 .check input{width:1.35rem;height:1.35rem;margin:0}
 .check label{margin:0;font-weight:400}
@@ -67,13 +67,13 @@ dl.facts dd{margin:0 0 .5rem}
 .article-body th,.article-body td{border:1px solid #c4c4c0;padding:.35rem .5rem;text-align:left}
 .article-body code{background:#f0f0ee;padding:0 .2rem;border-radius:.2rem}
 footer.site{max-width:52rem;margin:2rem auto 0;padding:1rem;border-top:1px solid #d4d4d0;color:#3d3d3d;font-size:.95rem}
-form.booking{display:grid;gap:.9rem}
+form.booking,form.area-form{display:grid;gap:.9rem}
 form.booking .row{display:grid;gap:.9rem}
-form.booking fieldset{border:1px solid #d4d4d0;border-radius:.35rem;margin:0;padding:.5rem .85rem .75rem}
-form.booking fieldset[aria-invalid=true]{border-color:#b00020;border-width:2px}
-form.booking legend{font-weight:600;padding:0 .25rem}
-form.booking .check{align-items:flex-start;margin:.45rem 0}
-form.booking .check input{flex:none;margin-top:.1rem}
+form.booking fieldset,form.area-form fieldset{border:1px solid #d4d4d0;border-radius:.35rem;margin:0;padding:.5rem .85rem .75rem}
+form.booking fieldset[aria-invalid=true],form.area-form fieldset[aria-invalid=true]{border-color:#b00020;border-width:2px}
+form.booking legend,form.area-form legend{font-weight:600;padding:0 .25rem}
+form.booking .check,form.area-form .check{align-items:flex-start;margin:.45rem 0}
+form.booking .check input,form.area-form .check input{flex:none;margin-top:.1rem}
 .hp{position:absolute;left:-10000px;top:auto;width:1px;height:1px;overflow:hidden}
 .reference{font-size:1.2rem;margin:0 0 .5rem}
 .reference strong{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:1.45rem;letter-spacing:.06em;white-space:nowrap}
@@ -88,6 +88,9 @@ button.link{background:none;color:#0b4f8a;text-decoration:underline;padding:0;mi
 .area-sessions{list-style:none;padding:0}
 .area-sessions .session.risk{border-left:4px solid #b34700}
 .area-sessions button{min-width:6.5rem;min-height:2.75rem}
+.break{overflow-wrap:anywhere}
+table.deliveries{border-collapse:collapse;display:block;overflow-x:auto;margin:0 0 .75rem}
+table.deliveries th,table.deliveries td{text-align:left;padding:.25rem .5rem .25rem 0;vertical-align:top}
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 @media (min-width:40rem){
   form.search .row,form.booking .row{grid-template-columns:1fr 1fr}

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -7,9 +6,6 @@ import { ADMIN_SECURITY, authResponses, IdParams, scopeOf, unreachable } from '.
 import { DomainError } from '../core/errors.js';
 import { centres } from '../db/schema.js';
 import { problemResponse } from '../http/problem.js';
-import { enqueue } from '../jobs/enqueue.js';
-import { orderingKey, TEST_EVENT, WEBHOOK_JOB } from './events.js';
-import { DELIVERY_MAX_ATTEMPTS } from './record-events.js';
 import {
   CreatedWebhookSchema,
   deliveryView,
@@ -27,6 +23,7 @@ import {
   lastDeliveries,
   listSubscriptions,
 } from './subscriptions.js';
+import { queueTestEvent } from './test-event.js';
 
 const TAGS = ['webhooks'];
 const auth = authResponses(
@@ -188,19 +185,7 @@ export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
       const row = await getSubscription(db, request.params.id, scopeOf(request));
       if (!row) throw unreachable(request, 'webhook', request.params.id);
       if (row.disabledAt) throw new DomainError(409, 'webhook_disabled', 'This subscription is disabled.');
-      const eventId = `evt_${randomUUID()}`;
-      await enqueue(
-        db,
-        WEBHOOK_JOB,
-        {
-          eventId,
-          type: TEST_EVENT,
-          subscriptionId: row.id,
-          occurredAt: app.clock.now().toISOString(),
-          centreId: row.centreId,
-        },
-        { maxAttempts: DELIVERY_MAX_ATTEMPTS, orderingKey: orderingKey(row.id, undefined) },
-      );
+      const eventId = await queueTestEvent(db, app.clock, row);
       app.jobs.wake();
       return reply.code(202).send({ eventId });
     },

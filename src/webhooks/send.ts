@@ -45,17 +45,28 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
+/** Why a URL may not receive webhooks, as a reason each audience words in its own language. */
+export type UrlRefusalReason = 'scheme' | 'credentials' | 'private';
+
 /**
  * Why a URL may not receive webhooks, or undefined: https only, and no literal address that is
  * not public (names are checked when resolved, at each delivery), unless private ones are allowed.
  */
-export function urlRefusal(url: URL, allowPrivate: boolean): string | undefined {
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:'))
-    return allowPrivate ? 'url must be an http or https URL' : 'url must be an https URL';
-  if (url.username || url.password) return 'url must not carry a user name or password';
+export function urlRefusalReason(url: URL, allowPrivate: boolean): UrlRefusalReason | undefined {
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'scheme';
+  if (url.username || url.password) return 'credentials';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && (isIP(host) !== 0 ? !isPublicAddress(host) : host === 'localhost' || !host.includes('.')))
-    return 'url must be on the public internet (not a private, loopback or link-local address)';
+    return 'private';
+  return undefined;
+}
+
+/** urlRefusalReason, in the API's English. */
+export function urlRefusal(url: URL, allowPrivate: boolean): string | undefined {
+  const reason = urlRefusalReason(url, allowPrivate);
+  if (reason === 'scheme') return allowPrivate ? 'url must be an http or https URL' : 'url must be an https URL';
+  if (reason === 'credentials') return 'url must not carry a user name or password';
+  if (reason === 'private') return 'url must be on the public internet (not a private, loopback or link-local address)';
   return undefined;
 }
 

@@ -69,6 +69,14 @@ describe('a session’s bookings in the centre’s area', () => {
     expect((await act(staff, marc as string, 'confirmer')).statusCode).toBe(409);
   });
 
+  it('is the owner’s as much as the staff’s', async () => {
+    await grantRole(t.app.database.db, 'gerant@centre-st-etienne.example', 'owner', CENTRES.stEtienne.id);
+    const owner = await signIn(t.app, 'gerant@centre-st-etienne.example');
+    const page = await owner.get(path);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('marc.durand@example.org');
+  });
+
   it('shows and changes nothing of another centre, and refuses a forged form', async () => {
     const paris = await signIn(t.app, 'gerant@centre-paris.example');
     expect((await paris.get(path)).statusCode).toBe(404);

@@ -60,6 +60,14 @@ describe('cancelling a session from the centre’s area', () => {
     expect(history.data[0]).toMatchObject({ field: 'status', newValue: 'cancelled', actor: { kind: 'user' } });
   });
 
+  it('is open to the centre’s staff too', async () => {
+    await grantRole(t.app.database.db, 'equipe@centre-lyon.example', 'staff', CENTRES.lyon.id);
+    const staff = await signIn(t.app, 'equipe@centre-lyon.example');
+    const res = await cancel(staff, SESSIONS.lyonApr2Full.id, 'Salle indisponible.');
+    expect(res.statusCode).toBe(303);
+    expect((await t.app.inject(`/api/stages/${SESSIONS.lyonApr2Full.id}`)).json().status).toBe('cancelled');
+  });
+
   it('asks for the reason, and never cancels another centre’s session', async () => {
     expect((await cancel(owner, SESSIONS.lyonMar5Early.id, '')).statusCode).toBe(400);
     expect((await t.app.inject(`/api/stages/${SESSIONS.lyonMar5Early.id}`)).json().status).not.toBe('cancelled');

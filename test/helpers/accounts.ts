@@ -33,13 +33,16 @@ export class Browser {
     return this.request({ url });
   }
 
-  /** Posts a form as the page's own (same-origin) submission. */
-  post(url: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  /** Posts a form as the page's own (same-origin) submission; a list is a field sent once per value (checkboxes). */
+  post(url: string, fields: Record<string, string | string[]>, headers: Record<string, string> = {}) {
+    const payload = new URLSearchParams();
+    for (const [name, value] of Object.entries(fields))
+      for (const one of Array.isArray(value) ? value : [value]) payload.append(name, one);
     return this.request({
       method: 'POST',
       url,
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', ...headers },
-      payload: new URLSearchParams(fields).toString(),
+      payload: payload.toString(),
     });
   }
 

@@ -3,6 +3,7 @@ import { changePlaces } from '../../admin/repository/places.js';
 import { DomainError } from '../../core/errors.js';
 import { UUID } from '../../core/uuid.js';
 import { userActor } from '../../history/actor.js';
+import { may, membershipFor } from '../access.js';
 import { type AreaContext, areaUser, GUARD_REFUSED } from '../context.js';
 import { centreOfSession } from '../repository.js';
 
@@ -28,7 +29,8 @@ export function placesRoute(app: FastifyInstance, context: AreaContext): void {
       return context.dashboard(request, reply, user, 400, { problem: 'Choisissez −1 ou +1 place.' });
     // Another centre's session, or none: the same answer, so that ids cannot be probed.
     const centreId = UUID.test(id) ? await centreOfSession(db, id) : undefined;
-    if (!centreId || !user.memberships.some((m) => m.centreId === centreId))
+    const membership = centreId ? membershipFor(user, centreId) : undefined;
+    if (!centreId || !membership || !may(membership.role, 'places'))
       return context.dashboard(request, reply, user, 404, { problem: 'Ce stage n’est pas l’un des vôtres.' });
     try {
       await changePlaces(db, id, change, { centreId }, undefined, userActor(user));

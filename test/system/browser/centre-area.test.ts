@@ -91,6 +91,21 @@ describe('the centre’s area on a phone, in Chromium', () => {
     ]);
     await expect.poll(() => page.getByText('2 stages créés').count()).toBe(1);
 
+    // The owner's webhooks: a refused URL said next to its field, then one added with its secret shown once.
+    await page.getByRole('link', { name: /^Webhooks de / }).click();
+    await expect.poll(() => page.getByRole('heading', { name: /^Webhooks de / }).count()).toBe(1);
+    await check('centre-webhooks');
+    await page.getByLabel('Adresse de réception').fill('http://hooks.example.com/in');
+    await page.getByRole('button', { name: 'Ajouter le webhook' }).click();
+    await expect.poll(() => page.getByText('L’adresse doit commencer par https://.').count()).toBe(1);
+    await check('centre-webhooks-refused');
+    await page.getByLabel('Adresse de réception').fill('https://hooks.example.com/in');
+    await page.getByRole('button', { name: 'Ajouter le webhook' }).click();
+    await expect.poll(() => page.getByText('elle ne sera plus jamais affichée', { exact: false }).count()).toBe(1);
+    expect(await page.locator('#secret').textContent()).toMatch(/^whsec_/);
+    await check('centre-webhooks-created');
+    await page.goto(`${base}/espace-centre`);
+
     await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
     await expect.poll(() => page.getByText('Vous êtes déconnecté.').count()).toBe(1);
   });
