@@ -31,6 +31,8 @@ export interface DeliveryDeps {
   /** Told of all-centre subscriptions' disabling (WEBHOOK_ALERT_EMAIL). */
   alertEmail: string | undefined;
   platformName: string;
+  /** Where a centre's owner manages its subscriptions (the centres' area), for the disabling email. */
+  manageUrl(centreId: string): string;
   observe(outcome: DeliveryOutcome): void;
 }
 
@@ -105,7 +107,10 @@ async function noteFailure(deps: DeliveryDeps, sub: SubscriptionRow, now: Date):
           `Les envois vers votre webhook ${sub.url} échouent depuis le ${since.toISOString()} : il a été désactivé le ${now.toISOString()} et ne reçoit plus d’événements.`,
           `Identifiant de l’abonnement : ${sub.id}.`,
           '',
-          'Vérifiez que l’adresse répond (2xx en moins de 10 secondes), puis créez un nouvel abonnement (POST /api/admin/webhooks).',
+          'Vérifiez que l’adresse répond (2xx en moins de 10 secondes), puis créez un nouvel abonnement :',
+          sub.centreId
+            ? `dans votre espace centre, ${deps.manageUrl(sub.centreId)}, ou par l’API (POST /api/admin/webhooks).`
+            : 'par l’API (POST /api/admin/webhooks).',
         ].join('\n'),
       },
       { secret: false },

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registerAdminAuth } from '../admin/auth.js';
 import { onCatalogueWrite } from '../db/write.js';
+import { webhooksPath } from '../centre-area/webhooks-page.js';
 import { sendsMail } from '../mail/transport.js';
 import { type DeliveryOutcome, deliveryHandler } from './deliver.js';
 import { WEBHOOK_JOB } from './events.js';
@@ -37,6 +38,7 @@ export async function registerWebhooks(app: FastifyInstance): Promise<void> {
       mailEnabled: sendsMail(config.mail),
       alertEmail: config.webhooks.alertEmail,
       platformName: config.platformName,
+      manageUrl: (centreId) => `${config.publicBaseUrl}${webhooksPath(centreId)}`,
       observe: (outcome) => count?.(outcome),
     }),
     // Each subscription's receiver recovers by itself (deliver.ts hastens its own retries).

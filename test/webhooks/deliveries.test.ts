@@ -267,7 +267,10 @@ describe('webhook deliveries', () => {
     expect(detail.json().failingSince).toBe(new Date(FIXTURE_NOW).toISOString());
     const mails = await t.app.database.db.select().from(jobs).where(eq(jobs.kind, 'mail'));
     expect(mails.map((m) => (m.payload as { to: string }).to)).toEqual(['contact@centre-lyon.example']);
-    expect((mails[0]?.payload as { text: string } | undefined)?.text).toContain(receiver.url);
+    const text = (mails[0]?.payload as { text: string } | undefined)?.text;
+    expect(text).toContain(receiver.url);
+    // It says where the owner makes a new one: the webhooks page of the centre's area.
+    expect(text).toContain(`/espace-centre/centres/${CENTRES.lyon.id}/webhooks`);
     // A disabled subscription receives nothing more, even when the receiver is back.
     receiver.state.status = 200;
     expect((await placeChange(1)).statusCode).toBe(200);
