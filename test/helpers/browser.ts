@@ -2,7 +2,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { buildTestApp, frozenClock, type TestApp } from './app.js';
 import { FIXTURE_CATALOGUE, FIXTURE_NOW } from './fixtures.js';
 
@@ -89,4 +90,32 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = join('.test-artifacts', 'site', process.env.TEST_DB ?? 'local');
   await mkdir(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}
+
+/** A phone-sized context with JavaScript off (the pages must work without it), and one with scripts on for axe. */
+export async function phoneContexts(browser: Browser): Promise<{ phone: BrowserContext; axe: BrowserContext }> {
+  const phone = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    locale: 'fr-FR',
+    javaScriptEnabled: false,
+    isMobile: true,
+    hasTouch: true,
+  });
+  const axe = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'fr-FR' });
+  return { phone, axe };
+}
+
+/**
+ * axe on a copy of the page served at the same address in the scripts-on context (scripts are off
+ * in the page itself): no serious or critical violation; then a screenshot.
+ */
+export async function checkPage(page: Page, axe: BrowserContext, name: string): Promise<void> {
+  const url = page.url();
+  const html = await page.content();
+  const copy = await axe.newPage();
+  await copy.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
+  await copy.goto(url);
+  expect(await seriousViolations(copy), name).toEqual([]);
+  await copy.close();
+  await screenshot(page, name);
 }

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
 import { placesLeft } from '../../helpers/booking.js';
-import { launchChromium, listeningFixtureApp, screenshot, seriousViolations } from '../../helpers/browser.js';
+import { checkPage, launchChromium, listeningFixtureApp, phoneContexts, screenshot } from '../../helpers/browser.js';
 import { SESSIONS } from '../../helpers/fixtures.js';
 
 // A person on a phone, with JavaScript off: the whole booking works on plain HTML forms.
@@ -16,32 +16,16 @@ const session = SESSIONS.lyonMar5; // 3 places
 beforeAll(async () => {
   ({ t, base } = await listeningFixtureApp());
   browser = await launchChromium();
-  const context = await browser.newContext({
-    viewport: { width: 390, height: 844 },
-    locale: 'fr-FR',
-    javaScriptEnabled: false,
-    isMobile: true,
-    hasTouch: true,
-  });
-  page = await context.newPage();
-  // axe is a script: it runs on a copy of each page, served at the same address, in a context with scripts on.
-  axeContext = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'fr-FR' });
+  const contexts = await phoneContexts(browser);
+  page = await contexts.phone.newPage();
+  axeContext = contexts.axe;
 });
 afterAll(async () => {
   await browser?.close();
   await t?.close();
 });
 
-async function check(name: string) {
-  const url = page.url();
-  const html = await page.content();
-  const copy = await axeContext.newPage();
-  await copy.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
-  await copy.goto(url);
-  expect(await seriousViolations(copy), name).toEqual([]);
-  await copy.close();
-  await screenshot(page, name);
-}
+const check = (name: string) => checkPage(page, axeContext, name);
 
 describe('booking on a phone, in Chromium', () => {
   // A dozen page loads and three axe runs: slow on a loaded machine, hence its own time limit.
