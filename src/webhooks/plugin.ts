@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { registerAdminAuth } from '../admin/auth.js';
-import { onCatalogueWrite } from '../db/write.js';
 import { webhooksPath } from '../centre-area/webhooks-page.js';
+import { onCatalogueWrite } from '../db/write.js';
 import { sendsMail } from '../mail/transport.js';
 import { type DeliveryOutcome, deliveryHandler } from './deliver.js';
 import { WEBHOOK_JOB } from './events.js';
