@@ -3,6 +3,7 @@ import { formatPrice } from '../catalogue/price.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
 import { may } from './access.js';
+import { detailsPath } from './details-page.js';
 import { type AreaSession, atRisk } from './repository.js';
 import { webhooksPath } from './webhooks-page.js';
 
@@ -82,6 +83,12 @@ function CentreSessions(props: { membership: Membership; sessions: AreaSession[]
       {may(m.role, 'webhooks') ? (
         <p>
           <a href={webhooksPath(m.centreId)}>Webhooks de {m.centreName}</a>
+          {may(m.role, 'details') ? (
+            <>
+              {' · '}
+              <a href={detailsPath(m.centreId)}>Coordonnées</a>
+            </>
+          ) : null}
         </p>
       ) : null}
       {sessions.length === 0 ? (

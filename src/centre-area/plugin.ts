@@ -3,6 +3,7 @@ import { areaContext } from './context.js';
 import { bookingsRoutes } from './routes/bookings.js';
 import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
+import { detailsRoute } from './routes/details.js';
 import { newSessionRoute } from './routes/new-session.js';
 import { placesRoute } from './routes/places.js';
 import { webhooksRoute } from './routes/webhooks.js';
@@ -45,5 +46,6 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     cancelSessionRoute(scope, context);
     bookingsRoutes(scope, context);
     webhooksRoute(scope, context);
+    detailsRoute(scope, context);
   });
 }
