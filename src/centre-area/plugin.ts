@@ -6,6 +6,7 @@ import { dashboardRoute } from './routes/dashboard.js';
 import { detailsRoute } from './routes/details.js';
 import { newSessionRoute } from './routes/new-session.js';
 import { placesRoute } from './routes/places.js';
+import { teamRoute } from './routes/team.js';
 import { webhooksRoute } from './routes/webhooks.js';
 
 // Forms of a few short fields.
@@ -47,5 +48,6 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     bookingsRoutes(scope, context);
     webhooksRoute(scope, context);
     detailsRoute(scope, context);
+    teamRoute(scope, context);
   });
 }
