@@ -4,6 +4,7 @@ import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
 import { type AreaPart, may } from './access.js';
 import { detailsPath } from './details-page.js';
+import { keysPath } from './keys-page.js';
 import { type AreaSession, atRisk } from './repository.js';
 import { teamPath } from './team-page.js';
 import { webhooksPath } from './webhooks-page.js';
@@ -78,6 +79,7 @@ const ROLES = { owner: 'responsable', staff: 'équipe' } as const;
 const CENTRE_PARTS: { part: AreaPart; path: (centreId: string) => string; label: string }[] = [
   { part: 'details', path: detailsPath, label: 'Coordonnées' },
   { part: 'team', path: teamPath, label: 'Équipe' },
+  { part: 'keys', path: keysPath, label: 'Clés d’API' },
   { part: 'webhooks', path: webhooksPath, label: 'Webhooks' },
 ];
 

@@ -4,6 +4,7 @@ import { bookingsRoutes } from './routes/bookings.js';
 import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
 import { detailsRoute } from './routes/details.js';
+import { keysRoute } from './routes/keys.js';
 import { newSessionRoute } from './routes/new-session.js';
 import { placesRoute } from './routes/places.js';
 import { teamRoute } from './routes/team.js';
@@ -49,5 +50,6 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     webhooksRoute(scope, context);
     detailsRoute(scope, context);
     teamRoute(scope, context);
+    keysRoute(scope, context);
   });
 }
