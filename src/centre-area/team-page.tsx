@@ -59,7 +59,7 @@ export function TeamPage(props: TeamPageProps) {
             </p>
             <form method="post" action={`${base}/${member.userId}/retirer`} class="inline">
               <input type="hidden" name="_csrf" value={formToken} />
-              <button type="submit" class="danger" aria-label={`Retirer ${member.email} de l’équipe`}>
+              <button type="submit" class="danger" aria-label={`Retirer de l’équipe : ${member.email}`}>
                 Retirer de l’équipe
               </button>
             </form>

@@ -86,6 +86,7 @@ describe('the centre’s details page', () => {
     const session = (await t.app.inject({ url: `/api/stages/${SESSIONS.lyonMar5.id}` })).json();
     expect(JSON.stringify(session)).toContain('12 quai Perrache');
     expect(JSON.stringify(session)).toContain('69002');
+    expect((await t.app.inject({ url: '/centres/centre-lyon' })).body).toContain('12 quai Perrache');
 
     const { admin } = await keysFor(t.app, CENTRES.lyon.id);
     const history = (
