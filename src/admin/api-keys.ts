@@ -62,8 +62,13 @@ export async function verifyApiKey(db: Db, presented: string): Promise<ApiKeyIde
   return { id: row.id, name: row.name, role: row.role as ApiKeyRole, centreId: row.centreId };
 }
 
-export async function listApiKeys(db: Db): Promise<ApiKeyListing[]> {
-  const rows = await db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt));
+/** Every key, newest first; or only one centre's partner keys. */
+export async function listApiKeys(db: Db, scope: { centreId?: string } = {}): Promise<ApiKeyListing[]> {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(scope.centreId === undefined ? undefined : eq(apiKeys.centreId, scope.centreId))
+    .orderBy(desc(apiKeys.createdAt));
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
@@ -74,12 +79,21 @@ export async function listApiKeys(db: Db): Promise<ApiKeyListing[]> {
   }));
 }
 
-/** Revokes a key at once, for every instance. False when no such key is active. */
-export async function revokeApiKey(db: Db, id: string, now: Date): Promise<boolean> {
+/**
+ * Revokes a key at once, for every instance; with a centre, only that centre's key. False when no
+ * such key is active.
+ */
+export async function revokeApiKey(db: Db, id: string, now: Date, scope: { centreId?: string } = {}): Promise<boolean> {
   const rows = await db
     .update(apiKeys)
     .set({ revokedAt: now })
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .where(
+      and(
+        eq(apiKeys.id, id),
+        isNull(apiKeys.revokedAt),
+        scope.centreId === undefined ? undefined : eq(apiKeys.centreId, scope.centreId),
+      ),
+    )
     .returning({ id: apiKeys.id });
   return rows.length > 0;
 }

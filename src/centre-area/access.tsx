@@ -13,6 +13,9 @@ export const ROLE_MATRIX = {
   sessions: ['owner', 'staff'],
   places: ['owner', 'staff'],
   webhooks: ['owner'],
+  details: ['owner'],
+  team: ['owner'],
+  keys: ['owner'],
 } as const satisfies Record<string, readonly CentreRole[]>;
 export type AreaPart = keyof typeof ROLE_MATRIX;
 

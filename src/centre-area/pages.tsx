@@ -2,8 +2,11 @@ import type { Membership, User } from '../accounts/users.js';
 import { formatPrice } from '../catalogue/price.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
-import { may } from './access.js';
+import { type AreaPart, may } from './access.js';
+import { detailsPath } from './details-page.js';
+import { keysPath } from './keys-page.js';
 import { type AreaSession, atRisk } from './repository.js';
+import { teamPath } from './team-page.js';
 import { webhooksPath } from './webhooks-page.js';
 
 export interface DashboardProps {
@@ -72,6 +75,31 @@ function SignOut({ formToken, label, everywhere }: { formToken: string; label: s
 
 const ROLES = { owner: 'responsable', staff: 'équipe' } as const;
 
+/** The centre's parts its owner alone opens, each link shown only to a role that may use it. */
+const CENTRE_PARTS: { part: AreaPart; path: (centreId: string) => string; label: string }[] = [
+  { part: 'details', path: detailsPath, label: 'Coordonnées' },
+  { part: 'team', path: teamPath, label: 'Équipe' },
+  { part: 'keys', path: keysPath, label: 'Clés d’API' },
+  { part: 'webhooks', path: webhooksPath, label: 'Webhooks' },
+];
+
+function CentreLinks({ membership: m }: { membership: Membership }) {
+  const parts = CENTRE_PARTS.filter((p) => may(m.role, p.part));
+  if (parts.length === 0) return null;
+  return (
+    <p>
+      {parts.map((p, i) => (
+        <>
+          {i > 0 ? ' · ' : null}
+          <a href={p.path(m.centreId)} aria-label={`${p.label} de ${m.centreName}`}>
+            {p.label}
+          </a>
+        </>
+      ))}
+    </p>
+  );
+}
+
 function CentreSessions(props: { membership: Membership; sessions: AreaSession[]; today: string; formToken: string }) {
   const { membership: m, sessions } = props;
   return (
@@ -79,11 +107,7 @@ function CentreSessions(props: { membership: Membership; sessions: AreaSession[]
       <h2 id={`centre-${m.centreId}`}>
         {m.centreName} <span class="hint">({ROLES[m.role]})</span>
       </h2>
-      {may(m.role, 'webhooks') ? (
-        <p>
-          <a href={webhooksPath(m.centreId)}>Webhooks de {m.centreName}</a>
-        </p>
-      ) : null}
+      <CentreLinks membership={m} />
       {sessions.length === 0 ? (
         <p>Aucun stage à venir.</p>
       ) : (

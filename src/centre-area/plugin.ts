@@ -3,8 +3,11 @@ import { areaContext } from './context.js';
 import { bookingsRoutes } from './routes/bookings.js';
 import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
+import { detailsRoute } from './routes/details.js';
+import { keysRoute } from './routes/keys.js';
 import { newSessionRoute } from './routes/new-session.js';
 import { placesRoute } from './routes/places.js';
+import { teamRoute } from './routes/team.js';
 import { webhooksRoute } from './routes/webhooks.js';
 
 // Forms of a few short fields.
@@ -45,5 +48,8 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     cancelSessionRoute(scope, context);
     bookingsRoutes(scope, context);
     webhooksRoute(scope, context);
+    detailsRoute(scope, context);
+    teamRoute(scope, context);
+    keysRoute(scope, context);
   });
 }

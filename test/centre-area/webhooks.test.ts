@@ -247,4 +247,14 @@ describe('who may do what in a centre’s area', () => {
     expect((await (await signIn(t.app, OWNER)).get(lyonPage)).statusCode).toBe(200);
     expect((await (await signIn(t.app, STAFF)).get(lyonPage)).statusCode).toBe(403);
   });
+
+  it.each([
+    ['details', ''],
+    ['team', '/equipe'],
+    ['keys', '/cles'],
+  ])('%s: the owner opens the page; staff are answered 403', async (_part, suffix) => {
+    const path = `/espace-centre/centres/${CENTRES.lyon.id}${suffix}`;
+    expect((await (await signIn(t.app, OWNER)).get(path)).statusCode).toBe(200);
+    expect((await (await signIn(t.app, STAFF)).get(path)).statusCode).toBe(403);
+  });
 });

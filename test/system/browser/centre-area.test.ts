@@ -106,6 +106,45 @@ describe('the centre’s area on a phone, in Chromium', () => {
     await check('centre-webhooks-created');
     await page.goto(`${base}/espace-centre`);
 
+    // The owner's details: a postal code of another department refused next to its field, then saved.
+    await page.getByRole('link', { name: /^Coordonnées de / }).click();
+    await expect.poll(() => page.getByRole('heading', { name: /^Coordonnées de / }).count()).toBe(1);
+    await check('centre-details');
+    await page.getByLabel('Téléphone').fill('04 72 10 20 30');
+    await page.getByLabel('Code postal').fill('75001');
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect
+      .poll(() => page.getByText('ne dessert aucune commune du département 69', { exact: false }).count())
+      .toBe(1);
+    await check('centre-details-refused');
+    await page.getByLabel('Code postal').fill('69002');
+    await Promise.all([page.waitForURL('**?enregistre=1'), page.getByRole('button', { name: 'Enregistrer' }).click()]);
+    await expect.poll(() => page.getByText('Coordonnées enregistrées.').count()).toBe(1);
+    await page.goto(`${base}/espace-centre`);
+
+    // The owner's team: a staff member invited by email.
+    await page.getByRole('link', { name: /^Équipe de / }).click();
+    await expect.poll(() => page.getByRole('heading', { name: /^Équipe de / }).count()).toBe(1);
+    await check('centre-team');
+    await page.getByLabel('Adresse e-mail').fill('recrue@centre-lyon.example');
+    await page.getByRole('button', { name: 'Inviter' }).click();
+    await expect.poll(() => page.getByText('fait maintenant partie de l’équipe', { exact: false }).count()).toBe(1);
+    await check('centre-team-invited');
+    await page.goto(`${base}/espace-centre`);
+
+    // The owner's API keys: one created, shown once, then revoked.
+    await page.getByRole('link', { name: /^Clés d’API de / }).click();
+    await expect.poll(() => page.getByRole('heading', { name: /^Clés d’API de / }).count()).toBe(1);
+    await check('centre-keys');
+    await page.getByLabel('Nom de la clé').fill('Logiciel de planning');
+    await page.getByRole('button', { name: 'Créer la clé' }).click();
+    await expect.poll(() => page.getByText('elle ne sera plus jamais affichée', { exact: false }).count()).toBe(1);
+    expect(await page.locator('#key').textContent()).toMatch(/^sk_/);
+    await check('centre-keys-created');
+    await page.getByRole('button', { name: 'Révoquer la clé Logiciel de planning' }).click();
+    await expect.poll(() => page.getByText('Clé révoquée', { exact: false }).count()).toBe(1);
+    await page.goto(`${base}/espace-centre`);
+
     await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
     await expect.poll(() => page.getByText('Vous êtes déconnecté.').count()).toBe(1);
   });
