@@ -1,3 +1,4 @@
+import { dateIn } from '../core/clock.js';
 import type { ReservationView } from '../reservations/reservation-view.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
@@ -6,6 +7,8 @@ import type { AreaSession } from './repository.js';
 export interface BookingLine {
   id: string;
   view: ReservationView;
+  /** When the centre marked it paid; null: not paid. */
+  paidAt: Date | null;
 }
 
 const STATUS = { pending: 'à confirmer', confirmed: 'confirmée', cancelled: 'annulée' } as const;
@@ -46,7 +49,7 @@ export function BookingsPage(props: {
         <p>Aucune réservation n’a été faite ici pour ce stage.</p>
       ) : (
         <ul class="area-sessions">
-          {props.bookings.map(({ id, view }) => (
+          {props.bookings.map(({ id, view, paidAt }) => (
             <li class="session" id={`reservation-${id}`}>
               <h3>
                 {view.person?.name ?? 'Données effacées'} · <span class="hint">{view.reference}</span>
@@ -58,8 +61,23 @@ export function BookingsPage(props: {
                 </p>
               ) : null}
               <p>
-                <strong>Réservation {STATUS[view.status]}</strong>
+                <strong>Réservation {STATUS[view.status]}</strong> ·{' '}
+                {paidAt ? `payée (marquée le ${frenchDate(dateIn(paidAt))})` : 'non payée'}
               </p>
+              {view.person ? (
+                <form method="post" action={`/espace-centre/reservations/${id}/paiement`} class="inline">
+                  <input type="hidden" name="_csrf" value={props.formToken} />
+                  {paidAt ? (
+                    <button type="submit" name="action" value="impaye">
+                      Marquer non payée
+                    </button>
+                  ) : (
+                    <button type="submit" name="action" value="paye">
+                      Marquer payée
+                    </button>
+                  )}
+                </form>
+              ) : null}
               {view.status === 'cancelled' ? null : (
                 <form method="post" action={`/espace-centre/reservations/${id}`} class="inline">
                   <input type="hidden" name="_csrf" value={props.formToken} />

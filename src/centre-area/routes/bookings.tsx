@@ -4,16 +4,26 @@ import { DomainError } from '../../core/errors.js';
 import { UUID } from '../../core/uuid.js';
 import { userActor } from '../../history/actor.js';
 import { getReservation, listReservations } from '../../reservations/repository/list.js';
+import { setReservationPaid } from '../../reservations/repository/paid.js';
 import { setReservationStatus } from '../../reservations/repository/status.js';
 import { reservationView } from '../../reservations/reservation-view.js';
 import { siteInfo } from '../../web/layout.js';
 import { privateHtml } from '../../web/private-page.js';
 import { renderPage } from '../../web/render.js';
+import { requirePart } from '../access.js';
 import { BookingsPage } from '../bookings-page.js';
 import { type AreaContext, areaUser, GUARD_REFUSED, type Messages } from '../context.js';
 import { areaSession } from '../repository.js';
 
 const NOT_YOURS = 'Ce stage n’est pas l’un des vôtres.';
+
+/** What the page says after a form did its work (`?fait=`). */
+const DONE: Record<string, string> = {
+  confirmer: 'Réservation confirmée.',
+  annuler: 'Réservation annulée : la place est rendue.',
+  paye: 'Réservation marquée payée.',
+  impaye: 'Réservation marquée non payée.',
+};
 
 /**
  * GET /espace-centre/seances/:id: the bookings made here for one of the user's sessions; POST
@@ -44,7 +54,7 @@ export function bookingsRoutes(app: FastifyInstance, context: AreaContext): void
           site={site}
           session={session}
           centreName={membership.centreName}
-          bookings={rows.map((r) => ({ id: r.id, view: reservationView(r) }))}
+          bookings={rows.map((r) => ({ id: r.id, view: reservationView(r), paidAt: r.paidAt }))}
           formToken={app.accounts.guard.tokenFor(request, reply)}
           {...messages}
         />,
@@ -55,12 +65,7 @@ export function bookingsRoutes(app: FastifyInstance, context: AreaContext): void
   app.get('/espace-centre/seances/:id', { schema: { hide: true } }, async (request, reply) => {
     const { id } = request.params as { id: string };
     const query = request.query as Record<string, unknown>;
-    const notice =
-      query.fait === 'confirmer'
-        ? 'Réservation confirmée.'
-        : query.fait === 'annuler'
-          ? 'Réservation annulée : la place est rendue.'
-          : undefined;
+    const notice = typeof query.fait === 'string' ? DONE[query.fait] : undefined;
     return page(request, reply, areaUser(request), id, 200, notice ? { notice } : {});
   });
 
@@ -87,6 +92,41 @@ export function bookingsRoutes(app: FastifyInstance, context: AreaContext): void
       throw err;
     }
     await app.catalogue.refresh();
+    return reply
+      .header('cache-control', 'no-store')
+      .redirect(`/espace-centre/seances/${reservation.sessionId}?fait=${form.action}`, 303);
+  });
+
+  // Paid, or not paid after all (a mistake, a refund): recorded with the time and, in the
+  // history, who marked it. Any of the centre's bookings, cancelled ones too (a refund is owed).
+  app.post('/espace-centre/reservations/:id/paiement', { schema: { hide: true } }, async (request, reply) => {
+    const user = areaUser(request);
+    const { id } = request.params as { id: string };
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const reservation = UUID.test(id) ? await getReservation(db, id.toLowerCase()) : undefined;
+    // Another centre's reservation, or none: the same answer.
+    if (!reservation || !user.memberships.some((m) => m.centreId === reservation.centreId))
+      return context.dashboard(request, reply, user, 404, { problem: 'Cette réservation n’est pas l’une des vôtres.' });
+    if (!requirePart(request, reply, user, reservation.centreId, 'bookings')) return reply;
+    if (!context.formOk(request, form))
+      return page(request, reply, user, reservation.sessionId, 403, { problem: GUARD_REFUSED });
+    const paid = form.action === 'paye' ? true : form.action === 'impaye' ? false : undefined;
+    if (paid === undefined)
+      return page(request, reply, user, reservation.sessionId, 400, {
+        problem: 'Choisissez « Marquer payée » ou « Marquer non payée ».',
+      });
+    if (reservation.purgedAt !== null)
+      return page(request, reply, user, reservation.sessionId, 409, {
+        problem: 'Les données de cette réservation ont été effacées : elle ne peut plus être modifiée.',
+      });
+    await setReservationPaid(
+      db,
+      reservation.id,
+      paid,
+      { centreId: reservation.centreId },
+      userActor(user),
+      app.clock.now(),
+    );
     return reply
       .header('cache-control', 'no-store')
       .redirect(`/espace-centre/seances/${reservation.sessionId}?fait=${form.action}`, 303);
