@@ -44,6 +44,13 @@ export function BookingsPage(props: {
           {props.notice}
         </p>
       ) : null}
+      <nav aria-label="Suivi du stage">
+        <ul>
+          <li>
+            <a href={`/espace-centre/seances/${s.id}/presences`}>Présences par demi-journée</a>
+          </li>
+        </ul>
+      </nav>
       <h2>Réservations faites ici</h2>
       {props.bookings.length === 0 ? (
         <p>Aucune réservation n’a été faite ici pour ce stage.</p>

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { areaContext } from './context.js';
+import { attendanceRoutes } from './routes/attendance.js';
 import { bookingsRoutes } from './routes/bookings.js';
 import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
@@ -44,6 +45,7 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     newSessionRoute(scope);
     cancelSessionRoute(scope, context);
     bookingsRoutes(scope, context);
+    attendanceRoutes(scope, context);
     webhooksRoute(scope, context);
   });
 }
