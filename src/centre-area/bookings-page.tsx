@@ -18,6 +18,9 @@ export function BookingsPage(props: {
   site: SiteInfo;
   session: AreaSession;
   centreName: string;
+  /** When the joining instructions were last emailed; null: never. */
+  convocationSentAt: Date | null;
+  cancelled: boolean;
   bookings: BookingLine[];
   formToken: string;
   notice?: string | undefined;
@@ -51,6 +54,35 @@ export function BookingsPage(props: {
           </li>
         </ul>
       </nav>
+      {props.cancelled ? null : (
+        <section id="convocation">
+          <h2>Convocation</h2>
+          {props.convocationSentAt ? (
+            <>
+              <p>
+                Convocation envoyée le {frenchDate(dateIn(props.convocationSentAt))} à toutes les personnes alors
+                inscrites.
+              </p>
+              <form method="post" action={`/espace-centre/seances/${s.id}/convocation`}>
+                <input type="hidden" name="_csrf" value={props.formToken} />
+                <input type="hidden" name="renvoyer" value="oui" />
+                <button type="submit">Renvoyer la convocation à toutes les personnes inscrites</button>
+              </form>
+            </>
+          ) : (
+            <>
+              <p>
+                Un e-mail à chaque personne inscrite (hors annulations) : l’adresse, les deux jours et les horaires, ce
+                qu’il faut apporter (permis, pièce d’identité, lettre 48N pour un stage obligatoire).
+              </p>
+              <form method="post" action={`/espace-centre/seances/${s.id}/convocation`}>
+                <input type="hidden" name="_csrf" value={props.formToken} />
+                <button type="submit">Envoyer la convocation</button>
+              </form>
+            </>
+          )}
+        </section>
+      )}
       <h2>Réservations faites ici</h2>
       {props.bookings.length === 0 ? (
         <p>Aucune réservation n’a été faite ici pour ce stage.</p>

@@ -1,19 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../accounts/users.js';
+import { dateIn } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';
 import { UUID } from '../../core/uuid.js';
 import { userActor } from '../../history/actor.js';
+import { sendsMail } from '../../mail/transport.js';
 import { getReservation, listReservations } from '../../reservations/repository/list.js';
 import { setReservationPaid } from '../../reservations/repository/paid.js';
 import { setReservationStatus } from '../../reservations/repository/status.js';
 import { reservationView } from '../../reservations/reservation-view.js';
+import { frenchDate } from '../../web/format.js';
 import { siteInfo } from '../../web/layout.js';
 import { privateHtml } from '../../web/private-page.js';
 import { renderPage } from '../../web/render.js';
 import { requirePart } from '../access.js';
+import { sessionFile } from '../attendance-repository.js';
 import { BookingsPage } from '../bookings-page.js';
 import { type AreaContext, areaUser, GUARD_REFUSED, type Messages } from '../context.js';
+import { sendConvocations } from '../convocation.js';
 import { areaSession } from '../repository.js';
+import { sessionForPart } from '../session-access.js';
 
 const NOT_YOURS = 'Ce stage n’est pas l’un des vôtres.';
 
@@ -46,6 +52,7 @@ export function bookingsRoutes(app: FastifyInstance, context: AreaContext): void
     const membership = session && user.memberships.find((m) => m.centreId === session.centreId);
     if (!session || !membership) return context.dashboard(request, reply, user, 404, { problem: NOT_YOURS });
     const rows = await listReservations(db, { centreId: session.centreId }, { sessionId: session.id, limit: 500 });
+    const file = await sessionFile(db, session.id);
     return privateHtml(
       reply,
       status,
@@ -54,6 +61,8 @@ export function bookingsRoutes(app: FastifyInstance, context: AreaContext): void
           site={site}
           session={session}
           centreName={membership.centreName}
+          convocationSentAt={file?.convocationSentAt ?? null}
+          cancelled={file?.status === 'cancelled'}
           bookings={rows.map((r) => ({ id: r.id, view: reservationView(r), paidAt: r.paidAt }))}
           formToken={app.accounts.guard.tokenFor(request, reply)}
           {...messages}
@@ -65,7 +74,13 @@ export function bookingsRoutes(app: FastifyInstance, context: AreaContext): void
   app.get('/espace-centre/seances/:id', { schema: { hide: true } }, async (request, reply) => {
     const { id } = request.params as { id: string };
     const query = request.query as Record<string, unknown>;
-    const notice = typeof query.fait === 'string' ? DONE[query.fait] : undefined;
+    const sent = Number(query.envoyes);
+    const notice =
+      query.fait === 'convocation' && Number.isInteger(sent)
+        ? `Convocation envoyée à ${sent} personne${sent > 1 ? 's' : ''}.`
+        : typeof query.fait === 'string'
+          ? DONE[query.fait]
+          : undefined;
     return page(request, reply, areaUser(request), id, 200, notice ? { notice } : {});
   });
 
@@ -130,5 +145,36 @@ export function bookingsRoutes(app: FastifyInstance, context: AreaContext): void
     return reply
       .header('cache-control', 'no-store')
       .redirect(`/espace-centre/seances/${reservation.sessionId}?fait=${form.action}`, 303);
+  });
+
+  // The joining instructions to everybody booked: once, unless the centre asks to send them again.
+  app.post('/espace-centre/seances/:id/convocation', { schema: { hide: true } }, async (request, reply) => {
+    const access = await sessionForPart(db, request, reply, 'convocation');
+    if (!access) return reply;
+    const { user, session, today } = access;
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const again = (status: number, problem: string) => page(request, reply, user, session.id, status, { problem });
+    if (!context.formOk(request, form)) return again(403, GUARD_REFUSED);
+    if (session.status === 'cancelled') return again(409, 'Ce stage est annulé : aucune convocation n’est envoyée.');
+    if (today > session.day2) return again(409, 'Ce stage est terminé : aucune convocation n’est envoyée.');
+    if (!sendsMail(app.config.mail))
+      return again(503, 'L’envoi d’e-mails n’est pas configuré sur ce service : aucune convocation n’a été envoyée.');
+    const result = await sendConvocations(db, session, {
+      resend: form.renvoyer === 'oui',
+      actor: userActor(user),
+      at: app.clock.now(),
+      platformName: app.config.platformName,
+    });
+    if (result.kind === 'already')
+      return again(
+        409,
+        `La convocation a déjà été envoyée le ${frenchDate(dateIn(result.sentAt, session.centre.timeZone))} : rien n’a été renvoyé. Pour l’envoyer une seconde fois à tout le monde, utilisez « Renvoyer la convocation ».`,
+      );
+    if (result.kind === 'nobody')
+      return again(409, 'Personne n’est inscrit à ce stage (hors annulations) : aucune convocation n’a été envoyée.');
+    app.jobs.wake();
+    return reply
+      .header('cache-control', 'no-store')
+      .redirect(`/espace-centre/seances/${session.id}?fait=convocation&envoyes=${result.count}`, 303);
   });
 }
