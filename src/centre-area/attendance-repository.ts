@@ -3,6 +3,8 @@ import { OVERSEAS_TIME_ZONES } from '../catalogue/geography.js';
 import { METROPOLITAN_TIME_ZONE } from '../core/clock.js';
 import type { Db } from '../db/connect.js';
 import { attendance, centres, reservations, sessionFollowUp, stageSessions } from '../db/schema.js';
+import type { Actor } from '../history/actor.js';
+import { recordChanges } from '../history/record.js';
 
 /** The four half-days of a course, in order: present at all four is the attestation's condition. */
 export const HALF_DAYS = [
@@ -139,4 +141,35 @@ export async function markHalfDay(
         markedBy: sql`excluded.marked_by`,
       },
     });
+}
+
+/**
+ * Records that the list of those who attended was exported (the time of the latest export, and
+ * who in the history): from then on the purge may erase the session's names (reservations/repository/purge.ts).
+ */
+export async function markAttendanceExported(
+  db: Db,
+  session: { id: string; centreId: string },
+  actor: Actor,
+  at: Date,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.insert(sessionFollowUp).values({ sessionId: session.id }).onConflictDoNothing();
+    const [state] = await tx
+      .select({ exportedAt: sessionFollowUp.attendanceExportedAt })
+      .from(sessionFollowUp)
+      .where(eq(sessionFollowUp.sessionId, session.id))
+      .for('update');
+    await tx.update(sessionFollowUp).set({ attendanceExportedAt: at }).where(eq(sessionFollowUp.sessionId, session.id));
+    await recordChanges(tx, actor, [
+      {
+        centreId: session.centreId,
+        entity: 'session',
+        entityId: session.id,
+        field: 'attendanceExportedAt',
+        oldValue: state?.exportedAt?.toISOString() ?? null,
+        newValue: at.toISOString(),
+      },
+    ]);
+  });
 }

@@ -52,6 +52,14 @@ export function BookingsPage(props: {
           <li>
             <a href={`/espace-centre/seances/${s.id}/presences`}>Présences par demi-journée</a>
           </li>
+          <li>
+            <a href={`/espace-centre/seances/${s.id}/feuille`}>Feuille d’émargement</a> (à imprimer, ou{' '}
+            <a href={`/espace-centre/seances/${s.id}/feuille.csv`}>CSV</a>)
+          </li>
+          <li>
+            <a href={`/espace-centre/seances/${s.id}/attestations`}>Stagiaires ayant suivi tout le stage</a> (pour les
+            attestations)
+          </li>
         </ul>
       </nav>
       {props.cancelled ? null : (
