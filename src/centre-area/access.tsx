@@ -6,12 +6,19 @@ import { renderPage } from '../web/render.js';
 
 /**
  * Who may do what in a centre's area (docs/accounts.md, "The centres' area"): the owner
- * everything of the centre; staff the day-to-day (sessions, places); webhooks, like the team, the
+ * everything of the centre; staff the day-to-day (sessions, places, bookings,
+ * attendance, convocations); webhooks, like the team, the
  * API keys and the centre's details, are the owner's alone. Each page or form names its part.
  */
 export const ROLE_MATRIX = {
   sessions: ['owner', 'staff'],
   places: ['owner', 'staff'],
+  /** A session's bookings: confirm, cancel, mark paid. */
+  bookings: ['owner', 'staff'],
+  /** Present or absent per half-day, the attendance sheet, the list of those who attended. */
+  attendance: ['owner', 'staff'],
+  /** The joining instructions emailed to every person booked. */
+  convocation: ['owner', 'staff'],
   webhooks: ['owner'],
   details: ['owner'],
   team: ['owner'],

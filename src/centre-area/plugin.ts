@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { areaContext } from './context.js';
+import { attendanceRoutes } from './routes/attendance.js';
+import { attendanceSheetRoutes } from './routes/attendance-sheet.js';
 import { bookingsRoutes } from './routes/bookings.js';
 import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
@@ -47,6 +49,8 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     newSessionRoute(scope);
     cancelSessionRoute(scope, context);
     bookingsRoutes(scope, context);
+    attendanceRoutes(scope, context);
+    attendanceSheetRoutes(scope);
     webhooksRoute(scope, context);
     detailsRoute(scope, context);
     teamRoute(scope, context);

@@ -254,6 +254,8 @@ export const reservations = pgTable(
     /** Who cancelled: the person (private link), the centre (partner key) or the operator (admin key). */
     cancelledBy: text('cancelled_by'),
     purgedAt: timestamp('purged_at', { withTimezone: true, mode: 'date' }),
+    /** When the centre marked it paid (the centre's area; who did is in change_history); null: not paid. */
+    paidAt: timestamp('paid_at', { withTimezone: true, mode: 'date' }),
     ...timestamps,
   },
   (t) => [
@@ -272,6 +274,43 @@ export const reservations = pgTable(
     ),
   ],
 );
+
+/**
+ * Who was present at each half-day of a course (1: day 1 morning, 2: day 1 afternoon, 3: day 2
+ * morning, 4: day 2 afternoon), as the centre marked it. Present at all four is the condition of the
+ * attestation the centre sends to the prefecture (Code de la route R223-5, R223-8).
+ */
+export const attendance = pgTable(
+  'attendance',
+  {
+    reservationId: uuid('reservation_id')
+      .notNull()
+      .references(() => reservations.id, { onDelete: 'cascade' }),
+    halfDay: smallint('half_day').notNull(),
+    present: boolean('present').notNull(),
+    markedAt: timestamp('marked_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** The user who marked it (null once that user is deleted). */
+    markedBy: uuid('marked_by').references(() => users.id, { onDelete: 'set null' }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.reservationId, t.halfDay] }),
+    check('attendance_half_day', sql`${t.halfDay} between 1 and 4`),
+  ],
+);
+
+/**
+ * A session's paperwork with the people booked and the prefecture: when the joining instructions
+ * (convocation) were emailed and when the list of those who attended was exported. Kept apart from
+ * stage_sessions on purpose: every write of a stage_sessions row is a catalogue change (0004's
+ * triggers), which would tell the public change stream and webhooks of a change nobody can see.
+ */
+export const sessionFollowUp = pgTable('session_follow_up', {
+  sessionId: uuid('session_id')
+    .primaryKey()
+    .references(() => stageSessions.id, { onDelete: 'cascade' }),
+  convocationSentAt: timestamp('convocation_sent_at', { withTimezone: true, mode: 'date' }),
+  attendanceExportedAt: timestamp('attendance_exported_at', { withTimezone: true, mode: 'date' }),
+});
 
 /**
  * Private links to a reservation: the SHA-256 of a 128-bit secret, never the secret. A reservation

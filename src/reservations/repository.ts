@@ -10,6 +10,7 @@ export * from './repository/cancel.js';
 export * from './repository/contact.js';
 export * from './repository/links.js';
 export * from './repository/list.js';
+export * from './repository/paid.js';
 export * from './repository/purge.js';
 export * from './repository/rows.js';
 export * from './repository/status.js';

@@ -91,6 +91,10 @@ button.link{background:none;color:#0b4f8a;text-decoration:underline;padding:0;mi
 .break{overflow-wrap:anywhere}
 table.deliveries{border-collapse:collapse;display:block;overflow-x:auto;margin:0 0 .75rem}
 table.deliveries th,table.deliveries td{text-align:left;padding:.25rem .5rem .25rem 0;vertical-align:top}
+table.sheet{border-collapse:collapse;width:100%;margin:0 0 1rem;font-size:.9rem;overflow-wrap:anywhere}
+table.sheet th,table.sheet td{border:1px solid #6b6b6b;padding:.35rem .5rem;text-align:left;vertical-align:top}
+table.sheet td.sign{min-width:3rem;height:2.75rem}
+@media print{header.site,footer.site,.skip,.no-print{display:none}body{background:#fff}table.sheet{font-size:10pt}table.sheet tr{break-inside:avoid}@page{size:landscape;margin:1cm}}
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 @media (min-width:40rem){
   form.search .row,form.booking .row{grid-template-columns:1fr 1fr}

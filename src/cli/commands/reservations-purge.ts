@@ -14,6 +14,6 @@ export const reservationsPurge: Command = {
     if (before > dateIn(systemClock.now()))
       throw new UsageError('--before must not be after today: sessions that have not ended keep their reservations');
     const erased = await purgePersonalData(database.db, before);
-    return `Personal data erased from ${erased.reservations} reservation${erased.reservations === 1 ? '' : 's'} of sessions ended before ${before} (${erased.links} private link${erased.links === 1 ? '' : 's'} deleted).`;
+    return `Personal data erased from ${erased.reservations} reservation${erased.reservations === 1 ? '' : 's'} of sessions ended before ${before} (${erased.links} private link${erased.links === 1 ? '' : 's'} deleted)${erased.keptForAttendance ? `; ${erased.keptForAttendance} kept until their course's attendance list is exported in the centres' area` : ''}.`;
   },
 };

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantRole } from '../../../src/accounts/users.js';
 import type { TestApp } from '../../helpers/app.js';
-import { placesLeft } from '../../helpers/booking.js';
+import { openForm, PERSON, placesLeft, submit } from '../../helpers/booking.js';
 import { launchChromium, listeningFixtureApp, screenshot, seriousViolations } from '../../helpers/browser.js';
 import { CENTRES, SESSIONS } from '../../helpers/fixtures.js';
 import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js';
@@ -104,6 +104,29 @@ describe('the centre’s area on a phone, in Chromium', () => {
     await expect.poll(() => page.getByText('elle ne sera plus jamais affichée', { exact: false }).count()).toBe(1);
     expect(await page.locator('#secret').textContent()).toMatch(/^whsec_/);
     await check('centre-webhooks-created');
+
+    // A session's follow-up: a person books on the site, then the bookings, the roll call, the sheet, the list.
+    const session = SESSIONS.lyonMar5.id;
+    const form = await openForm(t.app, `/stages/${session}`);
+    expect((await submit(t.app, session, form, PERSON)).statusCode).toBe(303);
+    await page.goto(`${base}/espace-centre/seances/${session}`);
+    await page.getByRole('button', { name: 'Marquer payée' }).click();
+    await expect.poll(() => page.getByText('Réservation marquée payée.').count()).toBe(1);
+    await check('centre-bookings-paid');
+    await page.getByRole('button', { name: 'Envoyer la convocation' }).click();
+    await expect.poll(() => page.getByText('Convocation envoyée à 1 personne.').count()).toBe(1);
+    await check('centre-bookings-convocation');
+    for (const [link, name] of [
+      ['Présences par demi-journée', 'centre-attendance'],
+      ['Feuille d’émargement', 'centre-attendance-sheet'],
+      ['Stagiaires ayant suivi tout le stage', 'centre-attendees'],
+    ] as const) {
+      await page.goto(`${base}/espace-centre/seances/${session}`);
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await expect.poll(() => page.locator('h1').count()).toBe(1);
+      expect(await page.locator('h1').textContent()).not.toContain('introuvable');
+      await check(name);
+    }
     await page.goto(`${base}/espace-centre`);
 
     // The owner's details: a postal code of another department refused next to its field, then saved.
