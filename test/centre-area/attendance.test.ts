@@ -50,7 +50,9 @@ async function marks(browser: Browser) {
   const out: Record<string, string[]> = {};
   for (const m of html.matchAll(/id="p(\d)-([0-9a-f-]{36})"[^>]*\/?> ?<label[^>]*>[^<]*<span class="hint">([^<]+)</g)) {
     const who = Object.keys(people).find((k) => people[k] === m[2]) as string;
-    (out[who] ??= [])[Number(m[1]) - 1] = m[3] as string;
+    const marks = out[who] ?? [];
+    marks[Number(m[1]) - 1] = m[3] as string;
+    out[who] = marks;
   }
   return out;
 }

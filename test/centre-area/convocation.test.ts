@@ -57,7 +57,8 @@ async function send(browser: Browser, fields: Record<string, string> = {}, token
 async function convocations() {
   await t.app.jobs.drain();
   const out: Record<string, string[]> = {};
-  for (const m of smtp.received.filter((m) => m.subject.startsWith('Convocation'))) (out[m.to] ??= []).push(m.text);
+  for (const m of smtp.received.filter((m) => m.subject.startsWith('Convocation')))
+    out[m.to] = [...(out[m.to] ?? []), m.text];
   return out;
 }
 
