@@ -12,6 +12,8 @@ import { renderPage } from '../web/render.js';
 export const ROLE_MATRIX = {
   sessions: ['owner', 'staff'],
   places: ['owner', 'staff'],
+  /** A session's price, times, group size and prefecture declaration. */
+  sessionEdit: ['owner', 'staff'],
   webhooks: ['owner'],
 } as const satisfies Record<string, readonly CentreRole[]>;
 export type AreaPart = keyof typeof ROLE_MATRIX;

@@ -1,6 +1,7 @@
 import type { ReservationView } from '../reservations/reservation-view.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { editPath } from './edit-session-page.js';
 import type { AreaSession } from './repository.js';
 
 export interface BookingLine {
@@ -31,6 +32,9 @@ export function BookingsPage(props: {
       <p>
         {props.centreName} · {s.startTime}–{s.endTime} · {s.spotsAvailable} place{s.spotsAvailable > 1 ? 's' : ''} libre
         {s.spotsAvailable > 1 ? 's' : ''} sur {s.capacity}
+      </p>
+      <p>
+        <a href={editPath(s.id)}>Modifier le prix, les horaires, la taille du groupe ou la déclaration</a>
       </p>
       {props.problem ? (
         <p class="notice" role="alert">

@@ -3,6 +3,7 @@ import { areaContext } from './context.js';
 import { bookingsRoutes } from './routes/bookings.js';
 import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
+import { editSessionRoute } from './routes/edit-session.js';
 import { newSessionRoute } from './routes/new-session.js';
 import { placesRoute } from './routes/places.js';
 import { webhooksRoute } from './routes/webhooks.js';
@@ -43,6 +44,7 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     placesRoute(scope, context);
     newSessionRoute(scope);
     cancelSessionRoute(scope, context);
+    editSessionRoute(scope);
     bookingsRoutes(scope, context);
     webhooksRoute(scope, context);
   });

@@ -60,7 +60,9 @@ export function bookingsRoutes(app: FastifyInstance, context: AreaContext): void
         ? 'Réservation confirmée.'
         : query.fait === 'annuler'
           ? 'Réservation annulée : la place est rendue.'
-          : undefined;
+          : query.fait === 'modifier'
+            ? 'Stage modifié : il est déjà servi partout ainsi.'
+            : undefined;
     return page(request, reply, areaUser(request), id, 200, notice ? { notice } : {});
   });
 

@@ -11,33 +11,12 @@ import { siteInfo } from '../../web/layout.js';
 import { privateHtml } from '../../web/private-page.js';
 import { renderPage } from '../../web/render.js';
 import { areaUser, GUARD_REFUSED } from '../context.js';
+import { FIELD_OF, FRENCH } from '../french.js';
 import { EMPTY_FORM, type NewSessionForm, NewSessionPage } from '../new-session-page.js';
 
 const PATH = '/espace-centre/seances/nouvelle';
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
-
-/** What the API's checks say of a field, said to a centre in French. */
-const FRENCH: Record<string, string> = {
-  day1: 'date impossible : un stage dure deux jours de suite, jamais un dimanche ni un jour férié',
-  day2: 'le second jour tombe un dimanche ou un jour férié : choisissez un autre premier jour',
-  startTime: 'heure de début invalide',
-  endTime: 'la fin doit venir après le début',
-  priceEuros: 'prix invalide : un montant en euros, par exemple 229 ou 229,50',
-  capacity: 'un groupe compte de 6 à 20 personnes',
-  spotsAvailable: 'les places libres vont de 0 à la taille du groupe',
-  declaredOn:
-    'déclaration en préfecture : un stage qui commence dans moins de 10 jours doit avoir été déclaré au moins 10 jours avant son premier jour (arrêté du 26 juin 2012 modifié), et jamais après aujourd’hui',
-  courseNumber: 'un stage de ce centre a déjà ce numéro (même centre, même jour)',
-};
-
-/** The form's fields, named as the page names them, for an API field. */
-const FIELD_OF: Record<string, string> = {
-  priceEuros: 'price',
-  spotsAvailable: 'spots',
-  day2: 'day1',
-  courseNumber: 'day1',
-};
 
 function addDays(day: string, n: number): string {
   const d = new Date(`${day}T12:00:00Z`);
