@@ -3,6 +3,7 @@ import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
 import { editPath } from './edit-session-page.js';
 import type { AreaSession } from './repository.js';
+import type { TrainersForm } from './trainers.js';
 
 export interface BookingLine {
   id: string;
@@ -17,6 +18,7 @@ export function BookingsPage(props: {
   session: AreaSession;
   centreName: string;
   bookings: BookingLine[];
+  trainers: TrainersForm;
   formToken: string;
   notice?: string | undefined;
   problem?: string | undefined;
@@ -34,7 +36,14 @@ export function BookingsPage(props: {
         {s.spotsAvailable > 1 ? 's' : ''} sur {s.capacity}
       </p>
       <p>
-        <a href={editPath(s.id)}>Modifier le prix, les horaires, la taille du groupe ou la déclaration</a>
+        Animateurs (jamais publiés) : psychologue{' '}
+        {props.trainers.psychologistName ? <strong>{props.trainers.psychologistName}</strong> : 'à renseigner'} ·
+        formateur BAFM {props.trainers.bafmName ? <strong>{props.trainers.bafmName}</strong> : 'à renseigner'}
+      </p>
+      <p>
+        <a href={editPath(s.id)}>
+          Modifier le prix, les horaires, la taille du groupe, la déclaration ou les animateurs
+        </a>
       </p>
       {props.problem ? (
         <p class="notice" role="alert">

@@ -1,9 +1,10 @@
 import { Field, type FieldError } from '../web/field.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import type { TrainersForm } from './trainers.js';
 
 /** The edit form's fields as typed (strings), to show them again when refused. */
-export interface EditSessionForm {
+export interface EditSessionForm extends TrainersForm {
   price: string;
   startTime: string;
   endTime: string;
@@ -11,6 +12,8 @@ export interface EditSessionForm {
   declaredOn: string;
   /** The ETag of the session the form was filled from: a stale form is refused, not applied. */
   version: string;
+  /** When the trainers were last written, as the form read them ('' never). */
+  trainersVersion: string;
 }
 
 export interface EditedSession {
@@ -69,6 +72,7 @@ export function EditSessionPage(props: {
       <form class="booking" method="post" action={editPath(s.id)} noValidate>
         <input type="hidden" name="_csrf" value={props.formToken} />
         <input type="hidden" name="version" value={form.version} />
+        <input type="hidden" name="trainersVersion" value={form.trainersVersion} />
         <Field
           name="price"
           label="Prix (€)"
@@ -112,10 +116,49 @@ export function EditSessionPage(props: {
           error={error('declaredOn')}
           input={{ type: 'date', value: form.declaredOn }}
         />
+        <TrainersFields form={form} errors={errors} />
         <p>
           <button type="submit">Enregistrer</button>
         </p>
       </form>
     </Layout>
+  );
+}
+
+/** The session's two trainers, for the prefecture's declaration: never published. */
+export function TrainersFields({ form, errors }: { form: TrainersForm; errors: FieldError[] }) {
+  const error = (field: string) => errors.find((e) => e.field === field);
+  return (
+    <fieldset>
+      <legend>Animateurs du stage (pour la déclaration en préfecture, jamais publiés)</legend>
+      <Field
+        name="psychologistName"
+        label="Psychologue"
+        hint={{ text: 'prénom et nom', id: 'psychologistName-hint' }}
+        error={error('psychologistName')}
+        input={{ type: 'text', value: form.psychologistName, autocomplete: 'off', maxLength: 100 }}
+      />
+      <Field
+        name="psychologistNumber"
+        label="N° ADELI ou RPPS du psychologue"
+        hint={{ text: 'facultatif : 9 ou 11 chiffres', id: 'psychologistNumber-hint' }}
+        error={error('psychologistNumber')}
+        input={{ type: 'text', value: form.psychologistNumber, inputMode: 'numeric', autocomplete: 'off' }}
+      />
+      <Field
+        name="bafmName"
+        label="Formateur titulaire du BAFM"
+        hint={{ text: 'prénom et nom', id: 'bafmName-hint' }}
+        error={error('bafmName')}
+        input={{ type: 'text', value: form.bafmName, autocomplete: 'off', maxLength: 100 }}
+      />
+      <Field
+        name="bafmNumber"
+        label="N° du BAFM"
+        hint={{ text: 'facultatif', id: 'bafmNumber-hint' }}
+        error={error('bafmNumber')}
+        input={{ type: 'text', value: form.bafmNumber, autocomplete: 'off', maxLength: 40 }}
+      />
+    </fieldset>
   );
 }

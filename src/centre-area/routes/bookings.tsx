@@ -12,6 +12,7 @@ import { renderPage } from '../../web/render.js';
 import { BookingsPage } from '../bookings-page.js';
 import { type AreaContext, areaUser, GUARD_REFUSED, type Messages } from '../context.js';
 import { areaSession } from '../repository.js';
+import { trainersOf } from '../trainers.js';
 
 const NOT_YOURS = 'Ce stage n’est pas l’un des vôtres.';
 
@@ -45,6 +46,7 @@ export function bookingsRoutes(app: FastifyInstance, context: AreaContext): void
           session={session}
           centreName={membership.centreName}
           bookings={rows.map((r) => ({ id: r.id, view: reservationView(r) }))}
+          trainers={await trainersOf(db, session.id)}
           formToken={app.accounts.guard.tokenFor(request, reply)}
           {...messages}
         />,

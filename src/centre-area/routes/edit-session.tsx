@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../accounts/users.js';
 import { etagOf } from '../../admin/repository/etag.js';
-import { getSession, patchSession } from '../../admin/repository/sessions.js';
+import { getSession, patchSessionIn } from '../../admin/repository/sessions.js';
 import type { AdminSession } from '../../admin/response-schemas.js';
 import { validateMerged } from '../../admin/routes/sessions.js';
 import type { SessionPatch } from '../../admin/schemas.js';
 import { UUID } from '../../core/uuid.js';
+import { catalogueWrite } from '../../db/write.js';
 import { WriteRefused } from '../../db/write-refused.js';
 import { userActor } from '../../history/actor.js';
 import type { FieldError } from '../../web/field.js';
@@ -16,6 +17,14 @@ import { requirePart } from '../access.js';
 import { areaUser, GUARD_REFUSED } from '../context.js';
 import { type EditSessionForm, EditSessionPage } from '../edit-session-page.js';
 import { FIELD_OF, FRENCH } from '../french.js';
+import {
+  type StoredTrainers,
+  saveTrainers,
+  TrainersChanged,
+  trainersErrors,
+  trainersOf,
+  trainersTyped,
+} from '../trainers.js';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -24,8 +33,11 @@ export const CHANGED_MEANWHILE =
   'Ce stage a changé entre-temps (une place, une réservation ou une autre modification) : vos changements n’ont pas été enregistrés. Voici ses valeurs actuelles ; refaites vos changements puis enregistrez.';
 
 /** The form filled with the session as stored. */
-function formFrom(session: AdminSession): EditSessionForm {
+function formFrom(session: AdminSession, trainers: StoredTrainers): EditSessionForm {
+  const { version: trainersVersion, ...names } = trainers;
   return {
+    ...names,
+    trainersVersion,
     price: String(session.priceEuros).replace('.', ','),
     startTime: session.startTime,
     endTime: session.endTime,
@@ -45,6 +57,8 @@ function typed(body: unknown): EditSessionForm {
     capacity: text('capacity'),
     declaredOn: text('declaredOn'),
     version: text('version', 100),
+    trainersVersion: text('trainersVersion', 40),
+    ...trainersTyped(b),
   };
 }
 
@@ -152,7 +166,8 @@ export function editSessionRoute(app: FastifyInstance): void {
   app.get('/espace-centre/seances/:id/modifier', { schema: { hide: true } }, async (request, reply) => {
     const found = await reachable(request, reply, areaUser(request));
     if (!found) return reply;
-    return page(request, reply, 200, found.session, found.membership.centreName, formFrom(found.session));
+    const trainers = await trainersOf(db, found.session.id);
+    return page(request, reply, 200, found.session, found.membership.centreName, formFrom(found.session, trainers));
   });
 
   app.post('/espace-centre/seances/:id/modifier', { schema: { hide: true } }, async (request, reply) => {
@@ -164,27 +179,35 @@ export function editSessionRoute(app: FastifyInstance): void {
     const raw = (request.body ?? {}) as Record<string, unknown>;
     if (app.accounts.guard.check(request, raw._csrf) !== 'ok')
       return page(request, reply, 403, session, membership.centreName, form, [], GUARD_REFUSED);
-    if (form.version !== etagOf(session))
-      return page(request, reply, 409, session, membership.centreName, formFrom(session), [], CHANGED_MEANWHILE);
+    const changedMeanwhile = async () => {
+      const now = (await getSession(db, session.id)) ?? session;
+      const trainers = await trainersOf(db, session.id);
+      return page(request, reply, 409, now, membership.centreName, formFrom(now, trainers), [], CHANGED_MEANWHILE);
+    };
+    if (form.version !== etagOf(session)) return changedMeanwhile();
     const { patch, errors } = patchOf(form, session);
+    errors.push(...trainersErrors(form));
     if (errors.length > 0) return page(request, reply, 400, session, membership.centreName, form, errors);
+    const actor = userActor(user);
     try {
-      await patchSession(
-        db,
-        session.id,
-        patch,
-        { centreId: session.centreId },
-        form.version,
-        validateMerged,
-        app.clock,
-        userActor(user),
-      );
+      // The session's fields and its trainers, in one transaction: both or neither.
+      await catalogueWrite(db, async (tx) => {
+        await patchSessionIn(
+          tx,
+          session.id,
+          patch,
+          { centreId: session.centreId },
+          form.version,
+          validateMerged,
+          app.clock,
+          actor,
+        );
+        await saveTrainers(tx, session, form, form.trainersVersion, actor);
+      });
     } catch (err) {
+      if (err instanceof TrainersChanged) return changedMeanwhile();
       if (!(err instanceof WriteRefused)) throw err;
-      if (err.status === 412) {
-        const now = (await getSession(db, session.id)) ?? session;
-        return page(request, reply, 409, now, membership.centreName, formFrom(now), [], CHANGED_MEANWHILE);
-      }
+      if (err.status === 412) return changedMeanwhile();
       return page(request, reply, 400, session, membership.centreName, form, refusalErrors(err));
     }
     await app.catalogue.refresh();

@@ -13,6 +13,7 @@ import { renderPage } from '../../web/render.js';
 import { areaUser, GUARD_REFUSED } from '../context.js';
 import { FIELD_OF, FRENCH } from '../french.js';
 import { EMPTY_FORM, type NewSessionForm, NewSessionPage } from '../new-session-page.js';
+import { saveTrainers, TRAINER_FIELDS, trainersErrors, trainersTyped } from '../trainers.js';
 
 const PATH = '/espace-centre/seances/nouvelle';
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -38,6 +39,7 @@ function formOf(body: unknown): NewSessionForm {
     capacity: text('capacity'),
     spots: text('spots'),
     declaredOn: text('declaredOn'),
+    ...trainersTyped(b),
   };
 }
 
@@ -113,6 +115,7 @@ export function newSessionRoute(app: FastifyInstance): void {
       errors.push({ field: 'spots', message: `Places libres : ${FRENCH.spotsAvailable}.` });
     if (form.declaredOn !== '' && !DAY.test(form.declaredOn))
       errors.push({ field: 'declaredOn', message: 'Déclaration en préfecture : indiquez une date, ou rien.' });
+    errors.push(...trainersErrors(form));
     if (errors.length > 0) return page(request, reply, user, 400, form, errors);
 
     const days = Array.from({ length: repeat as number }, (_, k) => addDays(form.day1, 7 * (every as number) * k));
@@ -156,6 +159,18 @@ export function newSessionRoute(app: FastifyInstance): void {
       }));
       return page(request, reply, user, 422, form, refused);
     }
+    // The trainers, private, beside the sessions the import created.
+    if (TRAINER_FIELDS.some((f) => form[f] !== ''))
+      await app.database.db.transaction(async (tx) => {
+        for (const r of records)
+          await saveTrainers(
+            tx,
+            { id: r.data.id as string, centreId: centre.record.id },
+            form,
+            undefined,
+            userActor(user),
+          );
+      });
     await app.catalogue.refresh();
     return reply.header('cache-control', 'no-store').redirect(`/espace-centre?cree=${days.length}`, 303);
   });
