@@ -3,6 +3,7 @@ import { formatPrice } from '../catalogue/price.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
 import { may } from './access.js';
+import { editPath } from './edit-session-page.js';
 import { type AreaSession, atRisk } from './repository.js';
 import { webhooksPath } from './webhooks-page.js';
 
@@ -12,6 +13,8 @@ export interface DashboardProps {
   formToken: string;
   today: string;
   sessions: AreaSession[];
+  /** Sessions not yet declared to the prefecture, starting soon: days left before each one's start. */
+  undeclared: ReadonlyMap<string, number>;
   notice?: string | undefined;
   /** A refusal, shown as an alert. */
   problem?: string | undefined;
@@ -51,6 +54,7 @@ export function DashboardPage(props: DashboardProps) {
           membership={m}
           sessions={sessions.filter((s) => s.centreId === m.centreId)}
           today={props.today}
+          undeclared={props.undeclared}
           formToken={props.formToken}
         />
       ))}
@@ -72,7 +76,13 @@ function SignOut({ formToken, label, everywhere }: { formToken: string; label: s
 
 const ROLES = { owner: 'responsable', staff: 'équipe' } as const;
 
-function CentreSessions(props: { membership: Membership; sessions: AreaSession[]; today: string; formToken: string }) {
+function CentreSessions(props: {
+  membership: Membership;
+  sessions: AreaSession[];
+  today: string;
+  undeclared: ReadonlyMap<string, number>;
+  formToken: string;
+}) {
   const { membership: m, sessions } = props;
   return (
     <section aria-labelledby={`centre-${m.centreId}`}>
@@ -90,6 +100,7 @@ function CentreSessions(props: { membership: Membership; sessions: AreaSession[]
         <ul class="area-sessions">
           {sessions.map((s) => {
             const risk = atRisk(s, props.today);
+            const daysLeft = props.undeclared.get(s.id);
             const label = `${frenchDate(s.day1)}, ${s.startTime}–${s.endTime}`;
             return (
               <li id={`seance-${s.id}`} class={risk ? 'session risk' : 'session'}>
@@ -105,6 +116,13 @@ function CentreSessions(props: { membership: Membership; sessions: AreaSession[]
                 </p>
                 {risk ? (
                   <p class="notice">Risque d’annulation : moins de 6 places prises, à 10 jours ou moins du début.</p>
+                ) : null}
+                {daysLeft !== undefined ? (
+                  <p class="notice">
+                    Pas encore déclaré en préfecture : le stage commence{' '}
+                    {daysLeft === 0 ? 'aujourd’hui' : `dans ${daysLeft} jour${daysLeft > 1 ? 's' : ''}`} (déclaration au
+                    plus tard 10 jours avant). <a href={editPath(s.id)}>Indiquer la date de déclaration</a>
+                  </p>
                 ) : null}
                 <form method="post" action={`/espace-centre/seances/${s.id}/places`} class="inline">
                   <input type="hidden" name="_csrf" value={props.formToken} />
