@@ -14,6 +14,8 @@ export const ROLE_MATRIX = {
   places: ['owner', 'staff'],
   /** A session's price, times, group size and prefecture declaration. */
   sessionEdit: ['owner', 'staff'],
+  /** A file's sessions, previewed by the import's dry run, then applied. */
+  import: ['owner', 'staff'],
   webhooks: ['owner'],
 } as const satisfies Record<string, readonly CentreRole[]>;
 export type AreaPart = keyof typeof ROLE_MATRIX;

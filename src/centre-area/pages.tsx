@@ -4,6 +4,7 @@ import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
 import { may } from './access.js';
 import { editPath } from './edit-session-page.js';
+import { importPath } from './import-page.js';
 import { type AreaSession, atRisk } from './repository.js';
 import { webhooksPath } from './webhooks-page.js';
 
@@ -89,6 +90,11 @@ function CentreSessions(props: {
       <h2 id={`centre-${m.centreId}`}>
         {m.centreName} <span class="hint">({ROLES[m.role]})</span>
       </h2>
+      {may(m.role, 'import') ? (
+        <p>
+          <a href={importPath(m.centreId)}>Importer un fichier de stages (CSV, JSON)</a>
+        </p>
+      ) : null}
       {may(m.role, 'webhooks') ? (
         <p>
           <a href={webhooksPath(m.centreId)}>Webhooks de {m.centreName}</a>

@@ -4,6 +4,7 @@ import { bookingsRoutes } from './routes/bookings.js';
 import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
 import { editSessionRoute } from './routes/edit-session.js';
+import { importRoute } from './routes/import.js';
 import { newSessionRoute } from './routes/new-session.js';
 import { placesRoute } from './routes/places.js';
 import { webhooksRoute } from './routes/webhooks.js';
@@ -45,6 +46,7 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     newSessionRoute(scope);
     cancelSessionRoute(scope, context);
     editSessionRoute(scope);
+    importRoute(scope);
     bookingsRoutes(scope, context);
     webhooksRoute(scope, context);
   });

@@ -124,6 +124,26 @@ export const sessionTrainers = pgTable('session_trainers', {
 });
 
 /**
+ * A file pasted in the centres' area whose dry run was shown as a preview, waiting for its
+ * "Confirmer l'import": kept server-side, bound to the user and the centre, for a short while, so
+ * that exactly the previewed content is applied (or refused if what it changes changed meanwhile).
+ */
+export const areaImportDrafts = pgTable('area_import_drafts', {
+  id: text('id').primaryKey(),
+  userId: uuid('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  centreId: uuid('centre_id')
+    .notNull()
+    .references(() => centres.id, { onDelete: 'cascade' }),
+  format: text('format').notNull(),
+  content: text('content').notNull(),
+  /** The dry run's counts and the stored records' versions when it was shown. */
+  preview: text('preview').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+});
+
+/**
  * One row: the catalogue's version and the time of its last real change. Bumped once per
  * writing statement on centres and stage_sessions by the triggers of the custom migration 0004,
  * which also log what changed (catalogue_changes) and NOTIFY `catalogue_changed` with the new
