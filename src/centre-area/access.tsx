@@ -19,6 +19,10 @@ export const ROLE_MATRIX = {
   attendance: ['owner', 'staff'],
   /** The joining instructions emailed to every person booked. */
   convocation: ['owner', 'staff'],
+  /** A session's price, times, group size and prefecture declaration. */
+  sessionEdit: ['owner', 'staff'],
+  /** A file's sessions, previewed by the import's dry run, then applied. */
+  import: ['owner', 'staff'],
   webhooks: ['owner'],
   details: ['owner'],
   team: ['owner'],

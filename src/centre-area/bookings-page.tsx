@@ -2,7 +2,9 @@ import { dateIn } from '../core/clock.js';
 import type { ReservationView } from '../reservations/reservation-view.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { editPath } from './edit-session-page.js';
 import type { AreaSession } from './repository.js';
+import type { TrainersForm } from './trainers.js';
 
 export interface BookingLine {
   id: string;
@@ -22,6 +24,7 @@ export function BookingsPage(props: {
   convocationSentAt: Date | null;
   cancelled: boolean;
   bookings: BookingLine[];
+  trainers: TrainersForm;
   formToken: string;
   notice?: string | undefined;
   problem?: string | undefined;
@@ -37,6 +40,16 @@ export function BookingsPage(props: {
       <p>
         {props.centreName} · {s.startTime}–{s.endTime} · {s.spotsAvailable} place{s.spotsAvailable > 1 ? 's' : ''} libre
         {s.spotsAvailable > 1 ? 's' : ''} sur {s.capacity}
+      </p>
+      <p>
+        Animateurs (jamais publiés) : psychologue{' '}
+        {props.trainers.psychologistName ? <strong>{props.trainers.psychologistName}</strong> : 'à renseigner'} ·
+        formateur BAFM {props.trainers.bafmName ? <strong>{props.trainers.bafmName}</strong> : 'à renseigner'}
+      </p>
+      <p>
+        <a href={editPath(s.id)}>
+          Modifier le prix, les horaires, la taille du groupe, la déclaration ou les animateurs
+        </a>
       </p>
       {props.problem ? (
         <p class="notice" role="alert">

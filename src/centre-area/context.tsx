@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../accounts/users.js';
+import { todayFor } from '../admin/declaration.js';
 import { dateIn } from '../core/clock.js';
 import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
 import { DashboardPage } from './pages.js';
-import { upcomingSessions } from './repository.js';
+import { daysBefore, notDeclared, upcomingSessions } from './repository.js';
 
 export const GUARD_REFUSED =
   'Ce formulaire n’a pas pu être vérifié (envoyé depuis un autre site, cookies bloqués, ou page ouverte depuis longtemps) : rien n’a été modifié.';
@@ -39,6 +40,12 @@ export function areaContext(app: FastifyInstance): AreaContext {
         user.memberships.map((m) => m.centreId),
         today,
       );
+      // Each centre's own today (a Réunion centre's is not Paris's).
+      const undeclared = new Map<string, number>();
+      for (const s of sessions) {
+        const centreToday = todayFor(app.clock, s.deptCode);
+        if (notDeclared(s, centreToday)) undeclared.set(s.id, daysBefore(s, centreToday));
+      }
       return privateHtml(
         reply,
         status,
@@ -49,6 +56,7 @@ export function areaContext(app: FastifyInstance): AreaContext {
             formToken={accounts.guard.tokenFor(request, reply)}
             today={today}
             sessions={sessions}
+            undeclared={undeclared}
             {...messages}
           />,
         ),

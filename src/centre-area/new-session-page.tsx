@@ -1,9 +1,11 @@
 import type { Membership } from '../accounts/users.js';
 import { Field, type FieldError } from '../web/field.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { TrainersFields } from './edit-session-page.js';
+import { NO_TRAINERS, type TrainersForm } from './trainers.js';
 
 /** What the form holds, as typed (strings), to show it again when refused. */
-export interface NewSessionForm {
+export interface NewSessionForm extends TrainersForm {
   centreId: string;
   day1: string;
   repeat: string;
@@ -27,6 +29,7 @@ export const EMPTY_FORM: NewSessionForm = {
   capacity: '20',
   spots: '',
   declaredOn: '',
+  ...NO_TRAINERS,
 };
 
 export function NewSessionPage(props: {
@@ -135,6 +138,7 @@ export function NewSessionPage(props: {
           error={error('declaredOn')}
           input={{ type: 'date', value: form.declaredOn }}
         />
+        <TrainersFields form={form} errors={errors} />
         <p>
           <button type="submit">Créer</button>
         </p>

@@ -4,6 +4,8 @@ import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
 import { type AreaPart, may } from './access.js';
 import { detailsPath } from './details-page.js';
+import { editPath } from './edit-session-page.js';
+import { importPath } from './import-page.js';
 import { keysPath } from './keys-page.js';
 import { type AreaSession, atRisk } from './repository.js';
 import { teamPath } from './team-page.js';
@@ -15,6 +17,8 @@ export interface DashboardProps {
   formToken: string;
   today: string;
   sessions: AreaSession[];
+  /** Sessions not yet declared to the prefecture, starting soon: days left before each one's start. */
+  undeclared: ReadonlyMap<string, number>;
   notice?: string | undefined;
   /** A refusal, shown as an alert. */
   problem?: string | undefined;
@@ -54,6 +58,7 @@ export function DashboardPage(props: DashboardProps) {
           membership={m}
           sessions={sessions.filter((s) => s.centreId === m.centreId)}
           today={props.today}
+          undeclared={props.undeclared}
           formToken={props.formToken}
         />
       ))}
@@ -75,8 +80,9 @@ function SignOut({ formToken, label, everywhere }: { formToken: string; label: s
 
 const ROLES = { owner: 'responsable', staff: 'équipe' } as const;
 
-/** The centre's parts its owner alone opens, each link shown only to a role that may use it. */
+/** The centre's pages beside its sessions, each link shown only to a role that may use it. */
 const CENTRE_PARTS: { part: AreaPart; path: (centreId: string) => string; label: string }[] = [
+  { part: 'import', path: importPath, label: 'Importer un fichier de stages' },
   { part: 'details', path: detailsPath, label: 'Coordonnées' },
   { part: 'team', path: teamPath, label: 'Équipe' },
   { part: 'keys', path: keysPath, label: 'Clés d’API' },
@@ -100,7 +106,13 @@ function CentreLinks({ membership: m }: { membership: Membership }) {
   );
 }
 
-function CentreSessions(props: { membership: Membership; sessions: AreaSession[]; today: string; formToken: string }) {
+function CentreSessions(props: {
+  membership: Membership;
+  sessions: AreaSession[];
+  today: string;
+  undeclared: ReadonlyMap<string, number>;
+  formToken: string;
+}) {
   const { membership: m, sessions } = props;
   return (
     <section aria-labelledby={`centre-${m.centreId}`}>
@@ -114,6 +126,7 @@ function CentreSessions(props: { membership: Membership; sessions: AreaSession[]
         <ul class="area-sessions">
           {sessions.map((s) => {
             const risk = atRisk(s, props.today);
+            const daysLeft = props.undeclared.get(s.id);
             const label = `${frenchDate(s.day1)}, ${s.startTime}–${s.endTime}`;
             return (
               <li id={`seance-${s.id}`} class={risk ? 'session risk' : 'session'}>
@@ -129,6 +142,13 @@ function CentreSessions(props: { membership: Membership; sessions: AreaSession[]
                 </p>
                 {risk ? (
                   <p class="notice">Risque d’annulation : moins de 6 places prises, à 10 jours ou moins du début.</p>
+                ) : null}
+                {daysLeft !== undefined ? (
+                  <p class="notice">
+                    Pas encore déclaré en préfecture : le stage commence{' '}
+                    {daysLeft === 0 ? 'aujourd’hui' : `dans ${daysLeft} jour${daysLeft > 1 ? 's' : ''}`} (déclaration au
+                    plus tard 10 jours avant). <a href={editPath(s.id)}>Indiquer la date de déclaration</a>
+                  </p>
                 ) : null}
                 <form method="post" action={`/espace-centre/seances/${s.id}/places`} class="inline">
                   <input type="hidden" name="_csrf" value={props.formToken} />

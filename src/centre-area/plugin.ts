@@ -6,6 +6,8 @@ import { bookingsRoutes } from './routes/bookings.js';
 import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
 import { detailsRoute } from './routes/details.js';
+import { editSessionRoute } from './routes/edit-session.js';
+import { importRoute } from './routes/import.js';
 import { keysRoute } from './routes/keys.js';
 import { newSessionRoute } from './routes/new-session.js';
 import { placesRoute } from './routes/places.js';
@@ -48,6 +50,8 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     placesRoute(scope, context);
     newSessionRoute(scope);
     cancelSessionRoute(scope, context);
+    editSessionRoute(scope);
+    importRoute(scope);
     bookingsRoutes(scope, context);
     attendanceRoutes(scope, context);
     attendanceSheetRoutes(scope);

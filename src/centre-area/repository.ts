@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, inArray } from 'drizzle-orm';
 import type { Db } from '../db/connect.js';
-import { stageSessions } from '../db/schema.js';
+import { centres, stageSessions } from '../db/schema.js';
 
 export interface AreaSession {
   id: string;
@@ -13,6 +13,10 @@ export interface AreaSession {
   spotsAvailable: number;
   /** Places held by bookings made on this service. */
   heldHere: number;
+  /** The day it was declared to the prefecture, if it was. */
+  declaredOn: string | null;
+  /** The centre's department: its time zone says what "today" is for it. */
+  deptCode: string;
 }
 
 /** The centres' scheduled sessions from `today` on, by date. */
@@ -29,8 +33,11 @@ export async function upcomingSessions(db: Db, centreIds: readonly string[], tod
       capacity: stageSessions.capacity,
       spotsAvailable: stageSessions.spotsAvailable,
       heldHere: stageSessions.heldHere,
+      declaredOn: stageSessions.declaredOn,
+      deptCode: centres.deptCode,
     })
     .from(stageSessions)
+    .innerJoin(centres, eq(centres.id, stageSessions.centreId))
     .where(
       and(
         inArray(stageSessions.centreId, [...centreIds]),
@@ -77,8 +84,28 @@ export async function areaSession(db: Db, id: string): Promise<AreaSession | und
       capacity: stageSessions.capacity,
       spotsAvailable: stageSessions.spotsAvailable,
       heldHere: stageSessions.heldHere,
+      declaredOn: stageSessions.declaredOn,
+      deptCode: centres.deptCode,
     })
     .from(stageSessions)
+    .innerJoin(centres, eq(centres.id, stageSessions.centreId))
     .where(eq(stageSessions.id, id));
   return row;
+}
+
+/** How many days before its start a session not yet declared to the prefecture stands out. */
+export const DECLARE_WARNING_DAYS = 12;
+
+/** Calendar days from `today` to the session's first day. */
+export function daysBefore(session: { day1: string }, today: string): number {
+  return Math.round((Date.parse(`${session.day1}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / 86_400_000);
+}
+
+/**
+ * Whether a session stands out as not yet declared: no declaredOn, and its first day within
+ * DECLARE_WARNING_DAYS calendar days of `today` (the centre's today).
+ */
+export function notDeclared(session: { day1: string; declaredOn: string | null }, today: string): boolean {
+  const days = daysBefore(session, today);
+  return session.declaredOn === null && days >= 0 && days <= DECLARE_WARNING_DAYS;
 }

@@ -105,6 +105,45 @@ export const stageSessions = pgTable(
 );
 
 /**
+ * The two trainers of a session (arrêté du 26 juin 2012: a psychologist and a road-safety trainer
+ * holding the BAFM), which the centre needs to declare the course to the prefecture. Private: kept
+ * out of stage_sessions so that no public answer, change log or catalogue version ever carries
+ * them; only the centre's area reads and writes them.
+ */
+export const sessionTrainers = pgTable('session_trainers', {
+  sessionId: uuid('session_id')
+    .primaryKey()
+    .references(() => stageSessions.id, { onDelete: 'cascade' }),
+  psychologistName: text('psychologist_name'),
+  /** ADELI (9 digits) or RPPS (11 digits) number of the psychologist. */
+  psychologistNumber: text('psychologist_number'),
+  bafmName: text('bafm_name'),
+  /** The number of the trainer's BAFM (brevet d'aptitude à la formation des moniteurs). */
+  bafmNumber: text('bafm_number'),
+  ...timestamps,
+});
+
+/**
+ * A file pasted in the centres' area whose dry run was shown as a preview, waiting for its
+ * "Confirmer l'import": kept server-side, bound to the user and the centre, for a short while, so
+ * that exactly the previewed content is applied (or refused if what it changes changed meanwhile).
+ */
+export const areaImportDrafts = pgTable('area_import_drafts', {
+  id: text('id').primaryKey(),
+  userId: uuid('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  centreId: uuid('centre_id')
+    .notNull()
+    .references(() => centres.id, { onDelete: 'cascade' }),
+  format: text('format').notNull(),
+  content: text('content').notNull(),
+  /** The dry run's counts and the stored records' versions when it was shown. */
+  preview: text('preview').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+});
+
+/**
  * One row: the catalogue's version and the time of its last real change. Bumped once per
  * writing statement on centres and stage_sessions by the triggers of the custom migration 0004,
  * which also log what changed (catalogue_changes) and NOTIFY `catalogue_changed` with the new

@@ -20,7 +20,7 @@ const ListQuery = z.object({
 });
 
 /** A patched session is checked like a whole one: each zod issue names its field. */
-function validateMerged(merged: Record<string, unknown>) {
+export function validateMerged(merged: Record<string, unknown>) {
   const parsed = SessionInputSchema.safeParse(merged);
   return parsed.success
     ? []

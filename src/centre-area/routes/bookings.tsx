@@ -20,6 +20,7 @@ import { type AreaContext, areaUser, GUARD_REFUSED, type Messages } from '../con
 import { sendConvocations } from '../convocation.js';
 import { areaSession } from '../repository.js';
 import { sessionForPart } from '../session-access.js';
+import { trainersOf } from '../trainers.js';
 
 const NOT_YOURS = 'Ce stage n’est pas l’un des vôtres.';
 
@@ -29,6 +30,7 @@ const DONE: Record<string, string> = {
   annuler: 'Réservation annulée : la place est rendue.',
   paye: 'Réservation marquée payée.',
   impaye: 'Réservation marquée non payée.',
+  modifier: 'Stage modifié : il est déjà servi partout ainsi.',
 };
 
 /**
@@ -64,6 +66,7 @@ export function bookingsRoutes(app: FastifyInstance, context: AreaContext): void
           convocationSentAt={file?.convocationSentAt ?? null}
           cancelled={file?.status === 'cancelled'}
           bookings={rows.map((r) => ({ id: r.id, view: reservationView(r), paidAt: r.paidAt }))}
+          trainers={await trainersOf(db, session.id)}
           formToken={app.accounts.guard.tokenFor(request, reply)}
           {...messages}
         />,

@@ -11,33 +11,13 @@ import { siteInfo } from '../../web/layout.js';
 import { privateHtml } from '../../web/private-page.js';
 import { renderPage } from '../../web/render.js';
 import { areaUser, GUARD_REFUSED } from '../context.js';
+import { FIELD_OF, FRENCH } from '../french.js';
 import { EMPTY_FORM, type NewSessionForm, NewSessionPage } from '../new-session-page.js';
+import { saveTrainers, TRAINER_FIELDS, trainersErrors, trainersTyped } from '../trainers.js';
 
 const PATH = '/espace-centre/seances/nouvelle';
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
-
-/** What the API's checks say of a field, said to a centre in French. */
-const FRENCH: Record<string, string> = {
-  day1: 'date impossible : un stage dure deux jours de suite, jamais un dimanche ni un jour férié',
-  day2: 'le second jour tombe un dimanche ou un jour férié : choisissez un autre premier jour',
-  startTime: 'heure de début invalide',
-  endTime: 'la fin doit venir après le début',
-  priceEuros: 'prix invalide : un montant en euros, par exemple 229 ou 229,50',
-  capacity: 'un groupe compte de 6 à 20 personnes',
-  spotsAvailable: 'les places libres vont de 0 à la taille du groupe',
-  declaredOn:
-    'déclaration en préfecture : un stage qui commence dans moins de 10 jours doit avoir été déclaré au moins 10 jours avant son premier jour (arrêté du 26 juin 2012 modifié), et jamais après aujourd’hui',
-  courseNumber: 'un stage de ce centre a déjà ce numéro (même centre, même jour)',
-};
-
-/** The form's fields, named as the page names them, for an API field. */
-const FIELD_OF: Record<string, string> = {
-  priceEuros: 'price',
-  spotsAvailable: 'spots',
-  day2: 'day1',
-  courseNumber: 'day1',
-};
 
 function addDays(day: string, n: number): string {
   const d = new Date(`${day}T12:00:00Z`);
@@ -59,6 +39,7 @@ function formOf(body: unknown): NewSessionForm {
     capacity: text('capacity'),
     spots: text('spots'),
     declaredOn: text('declaredOn'),
+    ...trainersTyped(b),
   };
 }
 
@@ -134,6 +115,7 @@ export function newSessionRoute(app: FastifyInstance): void {
       errors.push({ field: 'spots', message: `Places libres : ${FRENCH.spotsAvailable}.` });
     if (form.declaredOn !== '' && !DAY.test(form.declaredOn))
       errors.push({ field: 'declaredOn', message: 'Déclaration en préfecture : indiquez une date, ou rien.' });
+    errors.push(...trainersErrors(form));
     if (errors.length > 0) return page(request, reply, user, 400, form, errors);
 
     const days = Array.from({ length: repeat as number }, (_, k) => addDays(form.day1, 7 * (every as number) * k));
@@ -177,6 +159,18 @@ export function newSessionRoute(app: FastifyInstance): void {
       }));
       return page(request, reply, user, 422, form, refused);
     }
+    // The trainers, private, beside the sessions the import created.
+    if (TRAINER_FIELDS.some((f) => form[f] !== ''))
+      await app.database.db.transaction(async (tx) => {
+        for (const r of records)
+          await saveTrainers(
+            tx,
+            { id: r.data.id as string, centreId: centre.record.id },
+            form,
+            undefined,
+            userActor(user),
+          );
+      });
     await app.catalogue.refresh();
     return reply.header('cache-control', 'no-store').redirect(`/espace-centre?cree=${days.length}`, 303);
   });

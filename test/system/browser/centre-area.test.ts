@@ -168,6 +168,39 @@ describe('the centre’s area on a phone, in Chromium', () => {
     await expect.poll(() => page.getByText('Clé révoquée', { exact: false }).count()).toBe(1);
     await page.goto(`${base}/espace-centre`);
 
+    // A session's edit form: price with a French comma, its declaration, its trainers (never published).
+    await page.getByRole('link', { name: 'mardi 5 mars 2030, 08:30–16:30' }).click();
+    await page.getByRole('link', { name: /^Modifier le prix/ }).click();
+    await check('edit-session');
+    await page.getByLabel('Prix (€)').fill('245,50');
+    await page.getByLabel('Déclaré en préfecture le').fill('2030-02-20');
+    await page.getByLabel('Psychologue', { exact: false }).first().fill('Apolline Vasseur');
+    await page.getByLabel('Formateur titulaire du BAFM').fill('Tiburce Haddad');
+    await page.getByRole('button', { name: 'Enregistrer' }).click();
+    await expect.poll(() => page.getByText('Stage modifié').count()).toBe(1);
+    expect((await t.app.inject(`/api/stages/${SESSIONS.lyonMar5.id}`)).json().priceEuros).toBe(245.5);
+    await check('edit-session-saved');
+
+    // A pasted file: the dry run's preview, then confirmed.
+    await page.goto(`${base}/espace-centre`);
+    await page.getByRole('link', { name: /^Importer un fichier/ }).click();
+    await check('import');
+    await page
+      .locator('textarea#contenu')
+      .fill(
+        [
+          'type,id,centreId,courseNumber,day1,startTime,endTime,priceEuros,capacity,spotsAvailable',
+          `session,10000000-0000-4000-8000-0000000000d1,${CENTRES.lyon.id},LYON-IMPORT-1,2030-03-25,08:30,16:30,229,20,20`,
+        ].join('\n'),
+      );
+    await page.getByRole('button', { name: 'Voir l’aperçu' }).click();
+    await expect.poll(() => page.getByText('1 stage(s) créé(s)').count()).toBe(1);
+    await check('import-preview');
+    await page.getByRole('button', { name: 'Confirmer l’import' }).click();
+    await expect.poll(() => page.getByText('Import appliqué').count()).toBe(1);
+    expect((await t.app.inject('/api/stages/10000000-0000-4000-8000-0000000000d1')).statusCode).toBe(200);
+    await page.goto(`${base}/espace-centre`);
+
     await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
     await expect.poll(() => page.getByText('Vous êtes déconnecté.').count()).toBe(1);
   });
