@@ -28,35 +28,43 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /**
- * The first free port of this worktree's range (4200–4299) on 127.0.0.1, known before the app is
- * built so that its PUBLIC_BASE_URL — hence every bookingUrl and url — is the address it listens on.
+ * Holds the first free port of this worktree's range (4200–4299) on 127.0.0.1 until `release`:
+ * known before the app is built, so that its PUBLIC_BASE_URL — hence every bookingUrl and url —
+ * is the address it listens on, and held meanwhile, so that browser test files running at once in
+ * other workers do not take the same one.
  */
-export async function freePortInRange(first = 4200, last = 4299): Promise<number> {
+async function holdFreePort(first = 4200, last = 4299): Promise<{ port: number; release(): Promise<void> }> {
   for (let port = first; port <= last; port++) {
     const server = createServer();
     const free = await new Promise<boolean>((resolve) => {
       server.once('error', () => resolve(false));
       server.listen(port, '127.0.0.1', () => resolve(true));
     });
-    if (free) {
-      await new Promise((resolve) => server.close(resolve));
-      return port;
-    }
+    if (free) return { port, release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   }
   throw new Error(`no free port in ${first}–${last}`);
 }
 
 /** The service on the fixture catalogue and the frozen clock, listening on a free port that its pages name. */
 export async function listeningFixtureApp(env: Record<string, string> = {}): Promise<{ t: TestApp; base: string }> {
-  const port = await freePortInRange();
-  const base = `http://127.0.0.1:${port}`;
-  const t = await buildTestApp({
-    catalogue: FIXTURE_CATALOGUE,
-    clock: frozenClock(FIXTURE_NOW),
-    env: { ...env, PUBLIC_BASE_URL: base },
-  });
-  await t.app.listen({ port, host: '127.0.0.1' });
-  return { t, base };
+  for (let first = 4200; ; ) {
+    const { port, release } = await holdFreePort(first);
+    const base = `http://127.0.0.1:${port}`;
+    const t = await buildTestApp({
+      catalogue: FIXTURE_CATALOGUE,
+      clock: frozenClock(FIXTURE_NOW),
+      env: { ...env, PUBLIC_BASE_URL: base },
+    }).finally(release);
+    try {
+      await t.app.listen({ port, host: '127.0.0.1' });
+      return { t, base };
+    } catch (err) {
+      await t.close();
+      // Taken in the instant between its release and the app's listen: the next one.
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      first = port + 1;
+    }
+  }
 }
 
 const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
