@@ -59,7 +59,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('config', config);
   app.decorate('database', deps.database);
   app.decorate('clock', deps.clock ?? systemClock);
-  const catalogue = await Catalogue.open(deps.database, urlBuilder(config.publicBaseUrl, config.urlTemplates), app.log);
+  const catalogue = await Catalogue.open(
+    deps.database,
+    urlBuilder(config.publicBaseUrl, config.urlTemplates),
+    app.log,
+    app.clock,
+  );
   app.decorate('catalogue', catalogue);
   app.addHook('onClose', async () => catalogue.close());
   const articles = deps.articles ?? (await ArticleLibrary.load());

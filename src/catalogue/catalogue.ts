@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { Database } from '../db/connect.js';
 import { pruneChangeHistory } from '../history/prune.js';
-import { type CatalogueDelta, CatalogueSnapshot, type UrlBuilder } from './read-model.js';
+import { approvalEnded } from './approval.js';
+import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuilder } from './read-model.js';
 import { loadCatalogue, pruneHistory, readChangesSince } from './repository.js';
 
 /** How long the change log and stored idempotent answers are kept, and how often they are pruned. */
@@ -38,13 +40,19 @@ export class Catalogue {
     private readonly database: Database,
     private readonly urls: UrlBuilder,
     private readonly log: FastifyBaseLogger,
+    private readonly clock: Clock,
     initial: CatalogueSnapshot,
   ) {
     this.#snapshot = initial;
   }
 
-  static async open(database: Database, urls: UrlBuilder, log: FastifyBaseLogger): Promise<Catalogue> {
-    const catalogue = new Catalogue(database, urls, log, await build(database, urls));
+  static async open(
+    database: Database,
+    urls: UrlBuilder,
+    log: FastifyBaseLogger,
+    clock: Clock = systemClock,
+  ): Promise<Catalogue> {
+    const catalogue = new Catalogue(database, urls, log, clock, await build(database, urls, clock));
     catalogue.#unlisten = await database.listenCatalogueChanges(
       (version) => {
         if (version === undefined || version > catalogue.#snapshot.version) void catalogue.refresh();
@@ -74,7 +82,20 @@ export class Catalogue {
     }
   }
 
+  /**
+   * The current snapshot. A centre whose approval ended since (on the service clock) is dropped
+   * first, with its sessions, as if the change log had removed it: the one check every reader passes.
+   */
   get snapshot(): CatalogueSnapshot {
+    const nowMs = this.clock.now().getTime();
+    if (nowMs >= this.#snapshot.nextApprovalEnd) {
+      const previous = this.#snapshot;
+      const { snapshot, delta } = previous.withoutEnded(nowMs);
+      if (delta) {
+        this.log.info({ centres: delta.centres.size }, 'approvals ended: centres taken off the catalogue');
+        this.#swap({ kind: 'delta', snapshot, previous, delta });
+      }
+    }
     return this.#snapshot;
   }
 
@@ -126,12 +147,12 @@ export class Catalogue {
   }
 
   async #catchUp(): Promise<void> {
-    const previous = this.#snapshot;
-    const changes = await readChangesSince(this.database.db, previous.version);
-    if (changes === undefined) return;
+    const previous = this.snapshot;
+    const read = await readChangesSince(this.database.db, previous.version);
+    if (read === undefined) return;
     const started = performance.now();
-    if (changes === 'reload') {
-      const snapshot = await build(this.database, this.urls);
+    if (read === 'reload') {
+      const snapshot = await build(this.database, this.urls, this.clock);
       this.#swap({ kind: 'reload', snapshot, previous });
       this.lastApplyMs = performance.now() - started;
       this.log.info(
@@ -140,6 +161,7 @@ export class Catalogue {
       );
       return;
     }
+    const changes = withoutEnded(read, this.clock.now().getTime());
     const snapshot = await previous.applyInSlices(changes);
     this.lastApplyMs = performance.now() - started;
     this.#swap({ kind: 'delta', snapshot, previous, delta: changes });
@@ -165,7 +187,20 @@ export class Catalogue {
   }
 }
 
-async function build(database: Database, urls: UrlBuilder): Promise<CatalogueSnapshot> {
+async function build(database: Database, urls: UrlBuilder, clock: Clock): Promise<CatalogueSnapshot> {
   const stored = await loadCatalogue(database.db);
-  return CatalogueSnapshot.buildInSlices(stored.version, stored.updatedAt, stored.centres, stored.sessions, urls);
+  const nowMs = clock.now().getTime();
+  const centres = stored.centres.filter((c) => !approvalEnded(c, nowMs));
+  return CatalogueSnapshot.buildInSlices(stored.version, stored.updatedAt, centres, stored.sessions, urls);
+}
+
+/** The delta with each centre whose approval has ended read as removed (its sessions then find no centre). */
+function withoutEnded(delta: CatalogueDelta, nowMs: number): CatalogueDelta {
+  let centres: Map<string, CentreRecord | null> | undefined;
+  for (const [id, record] of delta.centres) {
+    if (!record || !approvalEnded(record, nowMs)) continue;
+    centres ??= new Map(delta.centres);
+    centres.set(id, null);
+  }
+  return centres ? { ...delta, centres } : delta;
 }
