@@ -4,7 +4,7 @@ import type { Database } from '../db/connect.js';
 import { pruneChangeHistory } from '../history/prune.js';
 import { approvalEnded } from './approval.js';
 import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuilder } from './read-model.js';
-import { loadCatalogue, pruneHistory, readChangesSince } from './repository.js';
+import { loadCatalogue, pruneHistory, readChangesSince, touchEndedCentre } from './repository.js';
 
 /** How long the change log and stored idempotent answers are kept, and how often they are pruned. */
 export const HISTORY_KEEP_MS = 24 * 3600 * 1000;
@@ -33,6 +33,7 @@ export class Catalogue {
   #closed = false;
   #listeners = new Set<(update: CatalogueUpdate) => void>();
   #prune: NodeJS.Timeout | undefined;
+  #approvalEnd: NodeJS.Timeout | undefined;
   /** Milliseconds the last catch-up spent building or applying (not waiting for the database). */
   lastApplyMs = 0;
 
@@ -66,6 +67,7 @@ export class Catalogue {
     // Any instance may prune; doing it twice deletes nothing the second time.
     catalogue.#prune = setInterval(() => void catalogue.prune(new Date()), PRUNE_EVERY_MS);
     catalogue.#prune.unref();
+    catalogue.#watchApprovalEnd();
     return catalogue;
   }
 
@@ -94,6 +96,12 @@ export class Catalogue {
       if (delta) {
         this.log.info({ centres: delta.centres.size }, 'approvals ended: centres taken off the catalogue');
         this.#swap({ kind: 'delta', snapshot, previous, delta });
+        for (const id of delta.centres.keys()) {
+          const endedAt = new Date(previous.centresById.get(id)?.approvalEndsAt ?? nowMs);
+          touchEndedCentre(this.database.db, id, endedAt).catch((err) =>
+            this.log.warn({ err }, 'could not log an approval’s end; the centre is off this instance all the same'),
+          );
+        }
       }
     }
     return this.#snapshot;
@@ -167,8 +175,26 @@ export class Catalogue {
     this.#swap({ kind: 'delta', snapshot, previous, delta: changes });
   }
 
+  /**
+   * Reads the snapshot when the next approval ends, so that the change stream hears of it then
+   * even if no request comes (any read before does it as well).
+   */
+  #watchApprovalEnd(): void {
+    clearTimeout(this.#approvalEnd);
+    const next = this.#snapshot.nextApprovalEnd;
+    if (this.#closed || !Number.isFinite(next)) return;
+    const delay = Math.min(Math.max(next - this.clock.now().getTime(), 0), 2 ** 31 - 1);
+    this.#approvalEnd = setTimeout(() => {
+      void this.snapshot;
+      this.#watchApprovalEnd();
+    }, delay);
+    this.#approvalEnd.unref();
+  }
+
   #swap(update: CatalogueUpdate): void {
+    const ends = this.#snapshot.nextApprovalEnd;
     this.#snapshot = update.snapshot;
+    if (update.snapshot.nextApprovalEnd !== ends) this.#watchApprovalEnd();
     for (const listener of this.#listeners) {
       try {
         listener(update);
@@ -182,6 +208,7 @@ export class Catalogue {
     this.#closed = true;
     clearTimeout(this.#retry);
     clearInterval(this.#prune);
+    clearTimeout(this.#approvalEnd);
     await this.#unlisten?.();
     await this.#updating;
   }

@@ -265,3 +265,15 @@ export async function pruneHistory(
     .returning({ key: idempotencyKeys.key });
   return { changes: changes.length, idempotency: idempotency.length };
 }
+
+/**
+ * Marks a centre whose approval ended at `endedAt` as changed, unless a write since did: the change
+ * log then carries its end to every instance and to the change stream (its sessions removed, with a
+ * version a consumer resumes from). The first instance to notice writes; the others find it done.
+ */
+export async function touchEndedCentre(db: Db, id: string, endedAt: Date): Promise<void> {
+  await db
+    .update(centres)
+    .set({ updatedAt: sql`now()` })
+    .where(and(eq(centres.id, id), lt(centres.updatedAt, endedAt)));
+}

@@ -5,15 +5,18 @@ import { keysFor } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { PERSON } from '../helpers/booking.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
+import { openStream } from '../helpers/sse.js';
 
 const clock = frozenClock(FIXTURE_NOW);
 let t: TestApp;
 let keys: Awaited<ReturnType<typeof keysFor>>;
+let base: string;
 const lyon = CENTRES.lyon;
 
 beforeAll(async () => {
   t = await buildTestApp({ catalogue: FIXTURE_CATALOGUE, clock });
   keys = await keysFor(t.app, lyon.id);
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(() => t.close());
 
@@ -72,9 +75,17 @@ describe('the approval’s 5 years', () => {
     }
     expect((await t.app.inject(`/api/stages/${SESSIONS.lyonApr2Full.id}`)).statusCode).toBe(200);
 
+    const stream = await openStream(`${base}/api/stages/events`);
+    await stream.until((e) => e.some((x) => x.retry === '2000'));
+
     // Midnight in Paris: the approval has ended.
     clock.set('2030-03-04T23:00:00Z');
     expect(await lyonListed()).toBe(false);
+    // The change stream says its sessions were removed.
+    await stream.until(() => stream.sessions().some((s) => s.id === SESSIONS.lyonApr2Full.id));
+    expect(stream.sessions().find((s) => s.id === SESSIONS.lyonApr2Full.id)).toMatchObject({ status: 'removed' });
+    expect(stream.sessions().some((s) => s.id === SESSIONS.stEtienneMar5.id)).toBe(false);
+    await stream.close();
     expect((await t.app.inject(`/api/stages/${SESSIONS.lyonApr2Full.id}`)).statusCode).toBe(404);
     expect((await t.app.inject(`/centres/${lyon.slug}`)).statusCode).toBe(404);
     expect((await t.app.inject(`/stages/${SESSIONS.lyonApr2Full.id}`)).statusCode).toBe(404);

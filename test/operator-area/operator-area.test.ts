@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantRole, listUsers } from '../../src/accounts/users.js';
 import { listApiKeys } from '../../src/admin/api-keys.js';
+import { setCentreSuspension } from '../../src/admin/repository/centres.js';
+import { CLI_ACTOR } from '../../src/history/actor.js';
 import { Browser, signIn } from '../helpers/accounts.js';
 import { keysFor } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
@@ -291,10 +293,41 @@ describe('users, keys, history and webhooks', () => {
   it('pages the history newest first', async () => {
     const first = await admin.get('/administration/historique');
     expect(first.statusCode).toBe(200);
-    const times = [...first.body.matchAll(/<strong>(\d\d\/\d\d\/\d{4} \d\d:\d\d)<\/strong>/g)].map((m) => m[1]);
+    const times = [...first.body.matchAll(/<strong>(\d\d)\/(\d\d)\/(\d{4}) (\d\d:\d\d)<\/strong>/g)].map(
+      (m) => `${m[3]}-${m[2]}-${m[1]} ${m[4]}`,
+    );
     expect(times.length).toBeGreaterThan(0);
+    expect([...times].sort().reverse()).toEqual(times);
+    // The suspension made through the area is there, as the operator's.
+    expect(first.body).toContain('suspensionReason');
     const bad = await admin.get('/administration/historique?avant=garbage');
     expect(bad.statusCode).toBe(200);
+
+    // More than a page: 60 changes of 2 fields each; pages of 50 rows, followed to the last, cover them all.
+    for (let i = 0; i < 30; i++) {
+      await setCentreSuspension(
+        t.app.database.db,
+        CENTRES.stEtienne.id,
+        { suspended: true, reason: `Essai ${i}` },
+        undefined,
+        CLI_ACTOR,
+      );
+      await setCentreSuspension(t.app.database.db, CENTRES.stEtienne.id, { suspended: false }, undefined, CLI_ACTOR);
+    }
+    await t.app.catalogue.refresh();
+    let path: string | undefined = '/administration/historique';
+    const counts: number[] = [];
+    const seen = new Set<string>();
+    while (path) {
+      const html: string = (await admin.get(path)).body;
+      counts.push(html.match(/<li><strong>/g)?.length ?? 0);
+      for (const m of html.matchAll(/Essai (\d+)/g)) seen.add(m[1] as string);
+      path = /href="(\/administration\/historique\?avant=[^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
+    }
+    expect(counts.length).toBeGreaterThanOrEqual(3);
+    expect(counts.slice(0, -1).every((n) => n === 50)).toBe(true);
+    expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(120);
+    expect(seen.size).toBe(30);
   });
 
   it('shows every subscription with its state on the webhooks’ health page', async () => {
