@@ -21,6 +21,7 @@ import { registerJobs } from './jobs/plugin.js';
 import { registerMail } from './mail/plugin.js';
 import { registerMcp } from './mcp/plugin.js';
 import { MCP_TOOL_NAMES } from './mcp/server.js';
+import { registerOperatorArea } from './operator-area/plugin.js';
 import { registerReservations } from './reservations/plugin.js';
 import { registerSite } from './site/plugin.js';
 import { siteErrorPage } from './web/error-page.js';
@@ -59,7 +60,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('config', config);
   app.decorate('database', deps.database);
   app.decorate('clock', deps.clock ?? systemClock);
-  const catalogue = await Catalogue.open(deps.database, urlBuilder(config.publicBaseUrl, config.urlTemplates), app.log);
+  const catalogue = await Catalogue.open(
+    deps.database,
+    urlBuilder(config.publicBaseUrl, config.urlTemplates),
+    app.log,
+    app.clock,
+  );
   app.decorate('catalogue', catalogue);
   app.addHook('onClose', async () => catalogue.close());
   const articles = deps.articles ?? (await ArticleLibrary.load());
@@ -89,6 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // Signing in by emailed link, and the centres' area behind it (/connexion, /espace-centre).
     await registerAccounts(app);
     await registerCentreArea(app);
+    await registerOperatorArea(app); // /administration
   }
   registerOpenApiRoute(app); // GET /openapi.json
 

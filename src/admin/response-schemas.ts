@@ -19,6 +19,14 @@ export const AdminCentreSchema = z
     agrementNumber: z.string(),
     email: z.string().nullable(),
     phone: z.string().nullable(),
+    approvedOn: z.iso.date().nullable().describe("The prefectoral approval's day, when recorded."),
+    approvalExpiresOn: z.iso
+      .date()
+      .nullable()
+      .describe('approvedOn 5 years on: from this day (in the centre’s zone) the centre is in no public answer.'),
+    suspended: z.boolean().describe('True while an operator has suspended the centre: it is in no public answer.'),
+    suspendedAt: z.iso.datetime({ offset: true }).nullable(),
+    suspensionReason: z.string().nullable(),
     updatedAt: z.iso.datetime({ offset: true }).describe('Time of the last change.'),
   })
   .meta({ id: 'AdminCentre', description: 'A centre as stored, private contact details included.' });

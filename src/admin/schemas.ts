@@ -108,6 +108,12 @@ export const CentreInputSchema = z
         .string({ error: 'phone must be a text' })
         .regex(/^\+?[0-9 .()-]{8,20}$/, { error: 'phone must be a telephone number, e.g. 04 72 00 00 00' }),
     ).describe('Telephone number for the people who book.'),
+    approvedOn: dateField('approvedOn')
+      .nullable()
+      .optional()
+      .describe(
+        'The day the prefect approved the centre (YYYY-MM-DD). The approval holds 5 years: from that day 5 years on, the centre and its sessions leave every public answer until a new date is written. Omitted: the stored date is kept; null: none is recorded.',
+      ),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -143,6 +149,30 @@ export const CentreInputSchema = z
   .describe('A centre as an operator writes it.');
 
 export type CentreInput = z.output<typeof CentreInputSchema>;
+
+export const CentrePatchSchema = z
+  .object({
+    suspended: z
+      .boolean({ error: 'suspended must be true or false' })
+      .describe(
+        'true suspends the centre: within a second its sessions leave every public answer (lookups by id answer 404, the change stream says they were removed); its bookings are kept. false restores it.',
+      ),
+    suspensionReason: z
+      .string({ error: 'suspensionReason must be a text' })
+      .trim()
+      .min(3, { error: 'suspensionReason must be 3 to 500 characters' })
+      .max(500, { error: 'suspensionReason must be 3 to 500 characters' })
+      .optional()
+      .describe('Why (3 to 500 characters): required to suspend, never published.'),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.suspended && p.suspensionReason === undefined)
+      ctx.addIssue({ code: 'custom', path: ['suspensionReason'], message: 'suspensionReason is required to suspend' });
+  })
+  .describe("A change of the centre's suspension (operator key).");
+
+export type CentrePatch = z.output<typeof CentrePatchSchema>;
 
 export const SESSION_STATUS = z.enum(['scheduled', 'cancelled'], {
   error: 'status must be "scheduled" or "cancelled"',

@@ -1,8 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { Database } from '../db/connect.js';
 import { pruneChangeHistory } from '../history/prune.js';
-import { type CatalogueDelta, CatalogueSnapshot, type UrlBuilder } from './read-model.js';
-import { loadCatalogue, pruneHistory, readChangesSince } from './repository.js';
+import { approvalEnded } from './approval.js';
+import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuilder } from './read-model.js';
+import { loadCatalogue, pruneHistory, readChangesSince, touchEndedCentre } from './repository.js';
 
 /** How long the change log and stored idempotent answers are kept, and how often they are pruned. */
 export const HISTORY_KEEP_MS = 24 * 3600 * 1000;
@@ -31,6 +33,7 @@ export class Catalogue {
   #closed = false;
   #listeners = new Set<(update: CatalogueUpdate) => void>();
   #prune: NodeJS.Timeout | undefined;
+  #approvalEnd: NodeJS.Timeout | undefined;
   /** Milliseconds the last catch-up spent building or applying (not waiting for the database). */
   lastApplyMs = 0;
 
@@ -38,13 +41,19 @@ export class Catalogue {
     private readonly database: Database,
     private readonly urls: UrlBuilder,
     private readonly log: FastifyBaseLogger,
+    private readonly clock: Clock,
     initial: CatalogueSnapshot,
   ) {
     this.#snapshot = initial;
   }
 
-  static async open(database: Database, urls: UrlBuilder, log: FastifyBaseLogger): Promise<Catalogue> {
-    const catalogue = new Catalogue(database, urls, log, await build(database, urls));
+  static async open(
+    database: Database,
+    urls: UrlBuilder,
+    log: FastifyBaseLogger,
+    clock: Clock = systemClock,
+  ): Promise<Catalogue> {
+    const catalogue = new Catalogue(database, urls, log, clock, await build(database, urls, clock));
     catalogue.#unlisten = await database.listenCatalogueChanges(
       (version) => {
         if (version === undefined || version > catalogue.#snapshot.version) void catalogue.refresh();
@@ -58,6 +67,7 @@ export class Catalogue {
     // Any instance may prune; doing it twice deletes nothing the second time.
     catalogue.#prune = setInterval(() => void catalogue.prune(new Date()), PRUNE_EVERY_MS);
     catalogue.#prune.unref();
+    catalogue.#watchApprovalEnd();
     return catalogue;
   }
 
@@ -74,7 +84,26 @@ export class Catalogue {
     }
   }
 
+  /**
+   * The current snapshot. A centre whose approval ended since (on the service clock) is dropped
+   * first, with its sessions, as if the change log had removed it: the one check every reader passes.
+   */
   get snapshot(): CatalogueSnapshot {
+    const nowMs = this.clock.now().getTime();
+    if (nowMs >= this.#snapshot.nextApprovalEnd) {
+      const previous = this.#snapshot;
+      const { snapshot, delta } = previous.withoutEnded(nowMs);
+      if (delta) {
+        this.log.info({ centres: delta.centres.size }, 'approvals ended: centres taken off the catalogue');
+        this.#swap({ kind: 'delta', snapshot, previous, delta });
+        for (const id of delta.centres.keys()) {
+          const endedAt = new Date(previous.centresById.get(id)?.approvalEndsAt ?? nowMs);
+          touchEndedCentre(this.database.db, id, endedAt).catch((err) =>
+            this.log.warn({ err }, 'could not log an approval’s end; the centre is off this instance all the same'),
+          );
+        }
+      }
+    }
     return this.#snapshot;
   }
 
@@ -126,12 +155,12 @@ export class Catalogue {
   }
 
   async #catchUp(): Promise<void> {
-    const previous = this.#snapshot;
-    const changes = await readChangesSince(this.database.db, previous.version);
-    if (changes === undefined) return;
+    const previous = this.snapshot;
+    const read = await readChangesSince(this.database.db, previous.version);
+    if (read === undefined) return;
     const started = performance.now();
-    if (changes === 'reload') {
-      const snapshot = await build(this.database, this.urls);
+    if (read === 'reload') {
+      const snapshot = await build(this.database, this.urls, this.clock);
       this.#swap({ kind: 'reload', snapshot, previous });
       this.lastApplyMs = performance.now() - started;
       this.log.info(
@@ -140,13 +169,32 @@ export class Catalogue {
       );
       return;
     }
+    const changes = withoutEnded(read, this.clock.now().getTime());
     const snapshot = await previous.applyInSlices(changes);
     this.lastApplyMs = performance.now() - started;
     this.#swap({ kind: 'delta', snapshot, previous, delta: changes });
   }
 
+  /**
+   * Reads the snapshot when the next approval ends, so that the change stream hears of it then
+   * even if no request comes (any read before does it as well).
+   */
+  #watchApprovalEnd(): void {
+    clearTimeout(this.#approvalEnd);
+    const next = this.#snapshot.nextApprovalEnd;
+    if (this.#closed || !Number.isFinite(next)) return;
+    const delay = Math.min(Math.max(next - this.clock.now().getTime(), 0), 2 ** 31 - 1);
+    this.#approvalEnd = setTimeout(() => {
+      void this.snapshot;
+      this.#watchApprovalEnd();
+    }, delay);
+    this.#approvalEnd.unref();
+  }
+
   #swap(update: CatalogueUpdate): void {
+    const ends = this.#snapshot.nextApprovalEnd;
     this.#snapshot = update.snapshot;
+    if (update.snapshot.nextApprovalEnd !== ends) this.#watchApprovalEnd();
     for (const listener of this.#listeners) {
       try {
         listener(update);
@@ -160,12 +208,26 @@ export class Catalogue {
     this.#closed = true;
     clearTimeout(this.#retry);
     clearInterval(this.#prune);
+    clearTimeout(this.#approvalEnd);
     await this.#unlisten?.();
     await this.#updating;
   }
 }
 
-async function build(database: Database, urls: UrlBuilder): Promise<CatalogueSnapshot> {
+async function build(database: Database, urls: UrlBuilder, clock: Clock): Promise<CatalogueSnapshot> {
   const stored = await loadCatalogue(database.db);
-  return CatalogueSnapshot.buildInSlices(stored.version, stored.updatedAt, stored.centres, stored.sessions, urls);
+  const nowMs = clock.now().getTime();
+  const centres = stored.centres.filter((c) => !approvalEnded(c, nowMs));
+  return CatalogueSnapshot.buildInSlices(stored.version, stored.updatedAt, centres, stored.sessions, urls);
+}
+
+/** The delta with each centre whose approval has ended read as removed (its sessions then find no centre). */
+function withoutEnded(delta: CatalogueDelta, nowMs: number): CatalogueDelta {
+  let centres: Map<string, CentreRecord | null> | undefined;
+  for (const [id, record] of delta.centres) {
+    if (!record || !approvalEnded(record, nowMs)) continue;
+    centres ??= new Map(delta.centres);
+    centres.set(id, null);
+  }
+  return centres ? { ...delta, centres } : delta;
 }

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { and, asc, count, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/connect.js';
 import { catalogueChanges, catalogueState, centres, idempotencyKeys, stageSessions } from '../db/schema.js';
 import type { CatalogueDelta, CentreRecord, SessionRecord } from './read-model.js';
@@ -31,7 +31,11 @@ const centreColumns = {
   agrementNumber: centres.agrementNumber,
   email: centres.email,
   phone: centres.phone,
+  approvedOn: centres.approvedOn,
 };
+
+// A suspended centre is read as if it did not exist: no entry, no session listed or found by id.
+const publicCentre = isNull(centres.suspendedAt);
 
 export async function readCatalogueVersion(db: Db): Promise<number> {
   const [row] = await db
@@ -72,7 +76,7 @@ export async function loadCatalogue(db: Db): Promise<StoredCatalogue> {
       const [state] = await tx.select().from(catalogueState).where(eq(catalogueState.id, 1));
       // Often the same turn as the change log's read that asked for this reload.
       await nextPage();
-      const centreRows = await tx.select(centreColumns).from(centres);
+      const centreRows = await tx.select(centreColumns).from(centres).where(publicCentre);
       await tx.execute(sql`declare catalogue_sessions no scroll cursor for ${SESSION_SELECT} ${SESSION_ORDER}`);
       const sessionRows: SessionRecord[] = [];
       for (;;) {
@@ -125,7 +129,7 @@ export async function readChangesSince(db: Db, since: number): Promise<Catalogue
         ? await tx
             .select(centreColumns)
             .from(centres)
-            .where(inArray(centres.id, [...centreIds]))
+            .where(and(inArray(centres.id, [...centreIds]), publicCentre))
         : [];
       // Every session of a changed centre changes too: its view embeds the centre.
       const sessionRows: SessionRecord[] = [];
@@ -260,4 +264,16 @@ export async function pruneHistory(
     .where(lt(idempotencyKeys.createdAt, before))
     .returning({ key: idempotencyKeys.key });
   return { changes: changes.length, idempotency: idempotency.length };
+}
+
+/**
+ * Marks a centre whose approval ended at `endedAt` as changed, unless a write since did: the change
+ * log then carries its end to every instance and to the change stream (its sessions removed, with a
+ * version a consumer resumes from). The first instance to notice writes; the others find it done.
+ */
+export async function touchEndedCentre(db: Db, id: string, endedAt: Date): Promise<void> {
+  await db
+    .update(centres)
+    .set({ updatedAt: sql`now()` })
+    .where(and(eq(centres.id, id), lt(centres.updatedAt, endedAt)));
 }

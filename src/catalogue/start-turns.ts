@@ -5,7 +5,7 @@ import { firstOnOrAfter } from './read-model.js';
 /**
  * The session starts around an instant, in ms since the epoch: a listed session leaves the lists and
  * stops being bookable at its start, so any answer about the catalogue holds from `last` to `next`
- * (the day's date aside).
+ * (the day's date aside). `next` is also the end of a centre's approval when that comes first.
  */
 export interface StartTurns {
   /** The latest start at or before the instant, within the past day; -Infinity when none. */
@@ -29,7 +29,10 @@ const TURNS = Symbol('start turns');
 export function startTurns(snapshot: CatalogueSnapshot, nowMs: number): StartTurns {
   const memo = snapshot.derived.get<Memo>(TURNS, () => ({ from: Number.POSITIVE_INFINITY, turns: NONE }));
   if (memo.from <= nowMs && nowMs < memo.turns.next) return memo.turns;
-  memo.turns = scan(snapshot.sessions, nowMs);
+  const starts = scan(snapshot.sessions, nowMs);
+  // A centre whose approval ends leaves every answer then, as a session that starts leaves the lists.
+  const ending = snapshot.nextApprovalEnd;
+  memo.turns = ending > nowMs && ending < starts.next ? { last: starts.last, next: ending } : starts;
   memo.from = nowMs;
   return memo.turns;
 }

@@ -43,6 +43,11 @@ export function DashboardPage(props: DashboardProps) {
           {props.notice}
         </p>
       ) : null}
+      {user.admin ? (
+        <p>
+          <a href="/administration">Administration du service</a> (exploitant)
+        </p>
+      ) : null}
       {user.memberships.length === 0 ? (
         <p>
           Votre compte n’est rattaché à aucun centre. Le responsable de votre centre peut vous ajouter à son équipe, ou

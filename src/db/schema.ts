@@ -40,6 +40,12 @@ export const centres = pgTable(
     email: text('email'),
     /** The centre's telephone number, for the people who book. */
     phone: text('phone'),
+    /** The day the prefect approved the centre; the approval holds 5 years (design.md §6). */
+    approvedOn: date('approved_on', { mode: 'string' }),
+    /** Set while an operator has suspended the centre: it is then in no public answer. */
+    suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
+    /** The operator's reason for the suspension; never shown publicly. */
+    suspensionReason: text('suspension_reason'),
     ...timestamps,
   },
   (t) => [

@@ -19,7 +19,13 @@ export interface Change {
 }
 
 type SessionColumns = Omit<typeof stageSessions.$inferSelect, 'id' | 'heldHere' | 'createdAt' | 'updatedAt'>;
-type CentreColumns = Omit<typeof centres.$inferSelect, 'id' | 'createdAt' | 'updatedAt'>;
+type CentreRow = typeof centres.$inferSelect;
+/** What a centre write sets; the approval and suspension columns only when that write sets them. */
+type CentreColumns = Omit<
+  CentreRow,
+  'id' | 'createdAt' | 'updatedAt' | 'approvedOn' | 'suspendedAt' | 'suspensionReason'
+> &
+  Partial<Pick<CentreRow, 'approvedOn' | 'suspendedAt' | 'suspensionReason'>>;
 
 const SESSION_FIELDS: [string, (s: SessionColumns) => unknown][] = [
   ['centreId', (s) => s.centreId],
@@ -48,8 +54,12 @@ const CENTRE_FIELDS: [string, (c: CentreColumns) => unknown][] = (
     'agrementNumber',
     'email',
     'phone',
+    'approvedOn',
+    'suspensionReason',
   ] as const
-).map((key) => [key, (c: CentreColumns) => c[key]]);
+).map((key): [string, (c: CentreColumns) => unknown] => [key, (c: CentreColumns) => c[key]]);
+// Suspended or not, as the admin API says it (the instant is the history row's own time).
+CENTRE_FIELDS.push(['suspended', (c) => (c.suspendedAt === undefined ? undefined : c.suspendedAt !== null)]);
 
 const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
@@ -72,8 +82,10 @@ function changesOf<T>(
   }
   const out: Change[] = [];
   for (const [field, read] of fields) {
+    const value = read(after);
+    if (value === undefined) continue; // a field this write does not set
     const oldValue = text(read(before));
-    const newValue = text(read(after));
+    const newValue = text(value);
     if (oldValue !== newValue) out.push({ ...where, field, oldValue, newValue });
   }
   return out;

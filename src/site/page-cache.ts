@@ -56,7 +56,9 @@ export class PageCache {
     const hour = now.toISOString().slice(0, 13);
     const last = startTurns(snapshot, nowMs).last;
     const minute = last >= nowMs - (nowMs % HOUR_MS) ? new Date(last).toISOString().slice(14, 16) : '';
-    return `${snapshot.version}-${hour}${minute}`;
+    // A snapshot that dropped centres whose approval ended keeps its version: its turn tells it apart.
+    const version = snapshot.turn > 0 ? `${snapshot.version}.${snapshot.turn}` : `${snapshot.version}`;
+    return `${version}-${hour}${minute}`;
   }
 
   get(epoch: string, key: string): CachedPage | undefined {

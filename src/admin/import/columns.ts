@@ -15,6 +15,7 @@ export const RECORD_FIELDS = {
     'agrementNumber',
     'email',
     'phone',
+    'approvedOn',
   ],
   session: [
     'centreId',

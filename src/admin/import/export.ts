@@ -13,7 +13,15 @@ const tidy = <T extends Record<string, unknown>>(r: T) =>
 /** The whole stored catalogue in the import's own format: exporting then importing changes nothing. */
 export async function exportCatalogue(db: Db, format: 'json' | 'csv' | 'ndjson'): Promise<string> {
   const centreRows = (await db.select().from(centres).orderBy(asc(centres.id))).map((row) => {
-    const { updatedAt: _, ...rest } = centreView(row);
+    // The approval's day is the centre's; its expiry is derived, and a suspension is the operator's state, not data.
+    const {
+      updatedAt: _,
+      approvalExpiresOn: _e,
+      suspended: _s,
+      suspendedAt: _a,
+      suspensionReason: _r,
+      ...rest
+    } = centreView(row);
     return rest;
   });
   const sessionRows = (

@@ -1,3 +1,4 @@
+import { approvalExpiresOn } from '../../catalogue/approval.js';
 import { addDays } from '../../core/clock.js';
 import type { centres, stageSessions } from '../../db/schema.js';
 import type { AdminCentre, AdminSession } from '../response-schemas.js';
@@ -26,6 +27,11 @@ export function centreView(row: CentreRow): AdminCentre {
     agrementNumber: row.agrementNumber,
     email: row.email,
     phone: row.phone,
+    approvedOn: row.approvedOn,
+    approvalExpiresOn: row.approvedOn ? approvalExpiresOn(row.approvedOn) : null,
+    suspended: row.suspendedAt !== null,
+    suspendedAt: row.suspendedAt?.toISOString() ?? null,
+    suspensionReason: row.suspensionReason,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -62,6 +68,8 @@ export function centreValues(input: CentreInput) {
     agrementNumber: input.agrementNumber,
     email: input.email ?? null,
     phone: input.phone ?? null,
+    // Omitted: the stored date stays (an import or a PUT that does not know it keeps it).
+    ...(input.approvedOn === undefined ? {} : { approvedOn: input.approvedOn }),
   };
 }
 

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { actorOf } from '../../history/actor.js';
 import { problemResponse } from '../../http/problem.js';
-import { getCentre, putCentre } from '../repository/centres.js';
+import { getCentre, putCentre, setCentreSuspension } from '../repository/centres.js';
 import { etagOf } from '../repository/etag.js';
 import { AdminCentreSchema } from '../response-schemas.js';
-import { CentreInputSchema } from '../schemas.js';
+import { CentreInputSchema, CentrePatchSchema } from '../schemas.js';
 import { ADMIN_SECURITY, auth, IdParams, ifMatch, requireOperator, scopeOf, TAGS, unreachable } from './shared.js';
 
 /** /api/admin/centres/{id}: a partner reads its own centre; only the operator writes centres. */
@@ -74,6 +74,42 @@ export const centreRoutes: FastifyPluginAsyncZod = async (app) => {
         .code(created ? 201 : 200)
         .header('etag', etagOf(centre))
         .send(centre);
+    },
+  );
+
+  app.patch(
+    '/api/admin/centres/:id',
+    {
+      onRequest: requireOperator,
+      schema: {
+        operationId: 'adminPatchCentre',
+        summary: 'Suspend or restore a centre (operator key)',
+        description:
+          'suspended: true (with suspensionReason) takes the centre and its sessions off every public answer within a second: lists, lookups by id (404), the centre, MCP tools, the site and its sitemap; the change stream says its sessions were removed. Its bookings are kept. suspended: false brings everything back. Recorded in the history. If-Match makes the write conditional on the ETag you read.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        params: IdParams,
+        body: CentrePatchSchema,
+        response: {
+          200: AdminCentreSchema,
+          400: problemResponse('Invalid fields; `errors` names each one.'),
+          404: problemResponse('No centre has this id.'),
+          412: problemResponse('If-Match does not match the current ETag.'),
+          ...auth,
+        },
+      },
+    },
+    async (request, reply) => {
+      const centre = await setCentreSuspension(
+        db,
+        request.params.id,
+        { suspended: request.body.suspended, reason: request.body.suspensionReason },
+        ifMatch(request),
+        actorOf(request.identity),
+      );
+      if (!centre) throw unreachable(request, 'centre', request.params.id);
+      await app.catalogue.refresh();
+      return reply.header('etag', etagOf(centre)).send(centre);
     },
   );
 };

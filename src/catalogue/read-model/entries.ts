@@ -1,4 +1,5 @@
 import { startInstant } from '../../core/clock.js';
+import { approvalEndsAt } from '../approval.js';
 import { departmentByCode, METROPOLITAN_TIME_ZONE } from '../geography.js';
 import type { Centre, StageSession } from '../schemas.js';
 import { searchKey } from '../text.js';
@@ -19,6 +20,8 @@ export interface CentreRecord {
   /** Private contact details: set through the operator API, never in a public answer. */
   email?: string | null;
   phone?: string | null;
+  /** The prefectoral approval's day (YYYY-MM-DD); the centre leaves public answers 5 years on. */
+  approvedOn?: string | null;
 }
 
 /** A session's status column as stored (not what a reader sees: that is session-status.ts's SessionStatus). */
@@ -48,6 +51,8 @@ export interface CentreEntry {
   readonly timeZone: string;
   readonly cityKey: string;
   readonly regionKey: string;
+  /** When its approval ends (ms since the epoch; Infinity without an approval date): it then leaves every answer. */
+  readonly approvalEndsAt: number;
 }
 
 export interface SessionEntry {
@@ -82,11 +87,13 @@ export function centreEntry(c: CentreRecord, urls: UrlBuilder): CentreEntry {
     agrementNumber: c.agrementNumber,
     url: urls.centre(c.slug),
   };
+  const timeZone = dept?.timeZone ?? METROPOLITAN_TIME_ZONE;
   return {
     view,
     record: c,
     json: JSON.stringify(view),
-    timeZone: dept?.timeZone ?? METROPOLITAN_TIME_ZONE,
+    timeZone,
+    approvalEndsAt: approvalEndsAt(c.approvedOn, timeZone),
     cityKey: searchKey(c.city),
     regionKey: searchKey(view.region),
   };

@@ -54,6 +54,11 @@ export class CatalogueSnapshot implements Indexes {
     readonly centresVersion: number,
     private readonly lineage: Lineage,
     indexes: Indexes,
+    /**
+     * How many times approvals ended within this version (withoutEnded): a snapshot that differs
+     * from another of the same version by the centres it dropped, for the caches keyed by version.
+     */
+    readonly turn = 0,
   ) {
     this.updatedAtIso = updatedAt.toISOString();
     this.sessions = indexes.sessions;
@@ -129,7 +134,7 @@ export class CatalogueSnapshot implements Indexes {
     return this.next(delta, step.value);
   }
 
-  private next(delta: CatalogueDelta, indexes: Indexes): CatalogueSnapshot {
+  private next(delta: CatalogueDelta, indexes: Indexes, turn = this.turn): CatalogueSnapshot {
     const centresVersion = delta.centres.size > 0 ? delta.version : this.centresVersion;
     return new CatalogueSnapshot(
       delta.version,
@@ -138,9 +143,44 @@ export class CatalogueSnapshot implements Indexes {
       centresVersion,
       this.lineage,
       indexes,
+      turn,
     );
   }
+
+  /**
+   * The first instant (ms) a centre's approval here ends (Infinity when none does): the snapshot
+   * answers for the catalogue until then, and the caches that key on it turn then.
+   */
+  get nextApprovalEnd(): number {
+    return this.derived.get(NEXT_APPROVAL_END, () => {
+      let first = Number.POSITIVE_INFINITY;
+      for (const c of this.centresById.values()) if (c.approvalEndsAt < first) first = c.approvalEndsAt;
+      return first;
+    });
+  }
+
+  /**
+   * This snapshot without the centres whose approval has ended at `nowMs`, nor their sessions (the
+   * same version, one turn on); itself when none has. What a centre removed by the change log
+   * would be, so that every door drops it alike. Also returns the delta that did it (listeners
+   * learn its sessions were removed).
+   */
+  withoutEnded(nowMs: number): { snapshot: CatalogueSnapshot; delta?: CatalogueDelta } {
+    if (nowMs < this.nextApprovalEnd) return { snapshot: this };
+    const centres = new Map<string, null>();
+    const sessions = new Map<string, null>();
+    for (const c of this.centresById.values()) if (c.approvalEndsAt <= nowMs) centres.set(c.view.id, null);
+    // By id, not by the centres' lists: a cancelled session is known by id and in no list.
+    for (const e of this.sessionsById.values()) if (centres.has(e.record.centreId)) sessions.set(e.record.id, null);
+    const delta: CatalogueDelta = { version: this.version, updatedAt: this.updatedAt, centres, sessions };
+    const steps = applySteps(this, delta, this.lineage.urls);
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    return { snapshot: this.next(delta, step.value, this.turn + 1), delta };
+  }
 }
+
+const NEXT_APPROVAL_END = Symbol('next approval end');
 
 function newLineage(urls: UrlBuilder): Lineage {
   return { urls, columns: new ListColumns(), searchMemo: new SearchMemo() };

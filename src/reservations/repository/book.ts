@@ -6,7 +6,7 @@ import { WriteRefused } from '../../db/write-refused.js';
 import { emailKey } from '../form.js';
 import { newLinkToken, newReference, secretHash } from '../secrets.js';
 import type { BookingOutcome, BookingRequest, ReservationRow } from './rows.js';
-import { sessionStart } from './session-start.js';
+import { centreOpen, sessionStart } from './session-start.js';
 
 /**
  * How long after booking the same browser may be led to its reservation again. Compared with
@@ -63,6 +63,7 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
               eq(stageSessions.status, 'scheduled'),
               sql`${sessionStart} > ${request.now.toISOString()}::timestamptz`,
               sql`${stageSessions.spotsAvailable} > 0`,
+              centreOpen(request.now),
             ),
           )
           .returning({ centreId: stageSessions.centreId });
@@ -70,7 +71,7 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
           const [current] = await tx
             .select({
               status: stageSessions.status,
-              begun: sql<boolean>`${sessionStart} <= ${request.now.toISOString()}::timestamptz`,
+              begun: sql<boolean>`${sessionStart} <= ${request.now.toISOString()}::timestamptz or not ${centreOpen(request.now)}`,
             })
             .from(stageSessions)
             .where(eq(stageSessions.id, request.sessionId));

@@ -15,3 +15,15 @@ const centreZone: SQL = sql`(select case ${centres.deptCode} ${sql.join(
  * (core/clock.ts startInstant, summer-time nights included).
  */
 export const sessionStart: SQL = sql`((${stageSessions.day1} + ${stageSessions.startTime}::interval) at time zone ${centreZone})`;
+
+/**
+ * Whether the session's centre may take bookings at `now`: not suspended, and its approval (5 years
+ * from approved_on) not ended on its zone's date; the database's own reading of the row, so that a
+ * booking sent before this instance's catalogue heard of a suspension is refused all the same.
+ */
+export function centreOpen(now: Date): SQL {
+  return sql`exists (select 1 from ${centres} where ${centres.id} = ${stageSessions.centreId}
+    and ${centres.suspendedAt} is null
+    and (${centres.approvedOn} is null
+      or (${centres.approvedOn} + interval '5 years')::date > (${now.toISOString()}::timestamptz at time zone ${centreZone})::date))`;
+}

@@ -16,7 +16,7 @@ export function crawlerRoutes({ app, site }: SiteContext, articles: ArticleLibra
   app.get('/sitemap.xml', { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) => {
     const snapshot = app.catalogue.snapshot;
     const today = dateIn(app.clock.now());
-    const epoch = `${snapshot.version}|${today}`;
+    const epoch = `${snapshot.version}.${snapshot.turn}|${today}`;
     if (sitemap?.epoch !== epoch) {
       sitemap = { epoch, body: Buffer.from(sitemapXml(site.baseUrl, snapshot, articles, today)) };
     }

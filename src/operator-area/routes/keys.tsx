@@ -1,0 +1,146 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ApiKeyListing, createApiKey, listApiKeys, revokeApiKey } from '../../admin/api-keys.js';
+import { findCentre } from '../../cli/find-centre.js';
+import { Field, type FieldError } from '../../web/field.js';
+import type { SiteInfo } from '../../web/layout.js';
+import { GUARD_REFUSED, type OperatorContext } from '../context.js';
+import { Csrf, type Messages, OperatorLayout, PATHS, when } from '../layout.js';
+
+interface KeysPageProps {
+  site: SiteInfo;
+  keys: ApiKeyListing[];
+  formToken: string;
+  messages?: Messages | undefined;
+  /** The key just created: shown this once. */
+  created?: string | undefined;
+  errors?: FieldError[] | undefined;
+  values?: { name: string; role: string; centre: string } | undefined;
+}
+
+function KeysPage(props: KeysPageProps) {
+  const errorOf = (field: string) => props.errors?.find((e) => e.field === field);
+  const v = props.values ?? { name: '', role: 'partner', centre: '' };
+  return (
+    <OperatorLayout site={props.site} title="Clés d’API" messages={props.messages}>
+      {props.created ? (
+        <section class="notice" aria-labelledby="key-title">
+          <h2 id="key-title">Votre nouvelle clé</h2>
+          <p>Copiez-la maintenant : elle ne sera plus jamais affichée (seule son empreinte est conservée).</p>
+          <p>
+            <code class="break">{props.created}</code>
+          </p>
+        </section>
+      ) : null}
+      <h2>Créer une clé</h2>
+      <form method="post" action={PATHS.keys} class="area-form">
+        <Csrf token={props.formToken} />
+        <Field
+          name="name"
+          label="Nom (qui l’utilise)"
+          error={errorOf('name')}
+          input={{ type: 'text', value: v.name, required: true, maxLength: 100 }}
+        />
+        <fieldset>
+          <legend>Rôle</legend>
+          <div class="check">
+            <input type="radio" id="role-partner" name="role" value="partner" checked={v.role !== 'admin'} />
+            <label for="role-partner">Partenaire : les stages d’un centre</label>
+          </div>
+          <div class="check">
+            <input type="radio" id="role-admin" name="role" value="admin" checked={v.role === 'admin'} />
+            <label for="role-admin">Exploitant : tout le catalogue</label>
+          </div>
+        </fieldset>
+        <Field
+          name="centre"
+          label="Centre (identifiant d’adresse ou id), pour une clé partenaire"
+          error={errorOf('centre')}
+          input={{ type: 'text', value: v.centre }}
+        />
+        <button type="submit">Créer la clé</button>
+      </form>
+      <h2>Clés existantes</h2>
+      {props.keys.length === 0 ? (
+        <p>Aucune clé.</p>
+      ) : (
+        <ul class="area-sessions">
+          {props.keys.map((k) => (
+            <li>
+              <strong>{k.name}</strong> · {k.role === 'admin' ? 'exploitant' : 'partenaire'} · sk_{k.id}_… · créée le{' '}
+              {when(k.createdAt)}
+              {k.revokedAt ? (
+                ` · révoquée le ${when(k.revokedAt)}`
+              ) : (
+                <form method="post" action={PATHS.revokeKey(k.id)} class="inline">
+                  <Csrf token={props.formToken} />{' '}
+                  <button type="submit" class="danger" aria-label={`Révoquer la clé ${k.name}`}>
+                    Révoquer
+                  </button>
+                </form>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </OperatorLayout>
+  );
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
+
+/** API keys: the list, a new one (shown once, as `apikey:create` does), and revoking one (as `apikey:revoke`). */
+export function keysRoutes(app: FastifyInstance, context: OperatorContext): void {
+  const db = app.database.db;
+  const page = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    extra: Partial<KeysPageProps> = {},
+  ) =>
+    context.page(
+      reply,
+      status,
+      <KeysPage
+        site={context.site}
+        keys={await listApiKeys(db)}
+        formToken={context.token(request, reply)}
+        {...extra}
+      />,
+    );
+
+  app.get(PATHS.keys, async (request, reply) => page(request, reply, 200));
+
+  app.post(PATHS.keys, async (request, reply) => {
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const values = {
+      name: text(form.name),
+      role: form.role === 'admin' ? 'admin' : 'partner',
+      centre: text(form.centre),
+    };
+    if (!context.formOk(request, form))
+      return page(request, reply, 403, { messages: { problem: GUARD_REFUSED }, values });
+    const errors: FieldError[] = [];
+    if (values.name.length < 1 || values.name.length > 100)
+      errors.push({ field: 'name', message: 'Donnez un nom de 1 à 100 caractères.' });
+    let centreId: string | null = null;
+    if (values.role === 'partner') {
+      const centre = values.centre ? await findCentre(app.database, values.centre) : undefined;
+      if (!centre) errors.push({ field: 'centre', message: 'Une clé partenaire nomme un centre existant.' });
+      centreId = centre?.id ?? null;
+    }
+    if (errors.length > 0) return page(request, reply, 400, { errors, values });
+    const { key } = await createApiKey(db, { name: values.name, role: values.role as 'admin' | 'partner', centreId });
+    return page(request, reply, 201, { created: key, messages: { notice: 'La clé est créée.' } });
+  });
+
+  app.post(`${PATHS.keys}/:id/revocation`, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    if (!context.formOk(request, form)) return page(request, reply, 403, { messages: { problem: GUARD_REFUSED } });
+    if (!(await revokeApiKey(db, id, app.clock.now())))
+      return page(request, reply, 404, { messages: { problem: 'Aucune clé active n’a cet identifiant.' } });
+    return page(request, reply, 200, {
+      messages: { notice: 'La clé est révoquée : elle ne sert plus, sur aucune instance.' },
+    });
+  });
+}
