@@ -8,6 +8,7 @@ import { Catalogue } from './catalogue/catalogue.js';
 import { registerCatalogueApi } from './catalogue/plugin.js';
 import { urlBuilder } from './catalogue/read-model.js';
 import { registerCentreArea } from './centre-area/plugin.js';
+import { webhooksPath } from './centre-area/webhooks-page.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { Database } from './db/connect.js';
@@ -83,7 +84,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await registerHealth(app); // GET /api/health
   await registerAuth(app); // /api/oauth/*, and bearer tokens for the doors that take them
   await registerAdmin(app); // /api/admin/*: operators and partner centres, API keys only
-  await registerWebhooks(app); // /api/admin/webhooks: partners' subscriptions; events and their deliveries
+  // /api/admin/webhooks: partners' subscriptions; events and their deliveries (a disabling's email
+  // names the centre's webhooks page when the site serves the centres' area).
+  await registerWebhooks(app, config.site ? { pagePath: webhooksPath } : {});
   await registerDiscovery(app); // /.well-known/*, /llms.txt
   await registerDocs(app); // GET /docs
   await registerMcp(app, { catalogue, articles, clock: app.clock, platformName: config.platformName }); // POST /api/mcp

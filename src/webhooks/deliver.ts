@@ -31,8 +31,8 @@ export interface DeliveryDeps {
   /** Told of all-centre subscriptions' disabling (WEBHOOK_ALERT_EMAIL). */
   alertEmail: string | undefined;
   platformName: string;
-  /** Where a centre's owner manages its subscriptions (the centres' area), for the disabling email. */
-  manageUrl(centreId: string): string;
+  /** Where a centre's owner manages its subscriptions (the centres' area, when served), for the disabling email. */
+  manageUrl(centreId: string): string | undefined;
   observe(outcome: DeliveryOutcome): void;
 }
 
@@ -96,6 +96,7 @@ async function noteFailure(deps: DeliveryDeps, sub: SubscriptionRow, now: Date):
     );
     if (!to || !deps.mailEnabled) return;
     const host = new URL(sub.url).host;
+    const manageUrl = sub.centreId ? deps.manageUrl(sub.centreId) : undefined;
     await queueMail(
       tx,
       {
@@ -108,8 +109,8 @@ async function noteFailure(deps: DeliveryDeps, sub: SubscriptionRow, now: Date):
           `Identifiant de l’abonnement : ${sub.id}.`,
           '',
           'Vérifiez que l’adresse répond (2xx en moins de 10 secondes), puis créez un nouvel abonnement :',
-          sub.centreId
-            ? `dans votre espace centre, ${deps.manageUrl(sub.centreId)}, ou par l’API (POST /api/admin/webhooks).`
+          manageUrl
+            ? `dans votre espace centre, ${manageUrl}, ou par l’API (POST /api/admin/webhooks).`
             : 'par l’API (POST /api/admin/webhooks).',
         ].join('\n'),
       },

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { registerAdminAuth } from '../admin/auth.js';
-import { webhooksPath } from '../centre-area/webhooks-page.js';
 import { onCatalogueWrite } from '../db/write.js';
 import { sendsMail } from '../mail/transport.js';
 import { type DeliveryOutcome, deliveryHandler } from './deliver.js';
@@ -13,7 +12,13 @@ import { webhookRoutes } from './routes.js';
  * keys), the events written with every catalogue write (db/write.ts's hook), and their delivery
  * on the one jobs table by whichever instance's worker claims them.
  */
-export async function registerWebhooks(app: FastifyInstance): Promise<void> {
+export async function registerWebhooks(
+  app: FastifyInstance,
+  options: {
+    /** The path of a centre's webhooks page in the centres' area, when the site serves it. */
+    pagePath?: (centreId: string) => string;
+  } = {},
+): Promise<void> {
   const { config, clock } = app;
   onCatalogueWrite(app.database.db, 'webhooks', (tx, since) => recordWebhookEvents(tx, since, clock));
 
@@ -38,7 +43,10 @@ export async function registerWebhooks(app: FastifyInstance): Promise<void> {
       mailEnabled: sendsMail(config.mail),
       alertEmail: config.webhooks.alertEmail,
       platformName: config.platformName,
-      manageUrl: (centreId) => `${config.publicBaseUrl}${webhooksPath(centreId)}`,
+      manageUrl: (centreId) => {
+        const path = options.pagePath?.(centreId);
+        return path ? `${config.publicBaseUrl}${path}` : undefined;
+      },
       observe: (outcome) => count?.(outcome),
     }),
     // Each subscription's receiver recovers by itself (deliver.ts hastens its own retries).
