@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { publicHolidays } from '../catalogue/demo/holidays.js';
 import { canonicalDeptCode } from '../catalogue/geography.js';
 import { isPostalCodeOf } from '../catalogue/postal-codes.js';
-import { addDays } from '../core/clock.js';
+import { addDays, isDayBetween } from '../core/clock.js';
 
 /*
  * What operators and partners write, checked against what the read side promises: every field
@@ -14,7 +14,8 @@ import { addDays } from '../core/clock.js';
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 // Printable text on one line: no control characters (they have no place in a name or an address).
-const ONE_LINE = /^[^\p{Cc}\p{Cf}]*$/u;
+/** One line of printable text: no control characters, no invisible formatting (bidi overrides…). */
+export const ONE_LINE = /^[^\p{Cc}\p{Cf}]*$/u;
 
 /** Where each department's coordinates may lie: metropolitan France (Corsica included) or its own island. */
 const OVERSEAS_BOUNDS: Record<string, [minLat: number, maxLat: number, minLng: number, maxLng: number]> = {
@@ -44,8 +45,17 @@ export const uuidField = (name: string) =>
     .toLowerCase()
     .pipe(z.uuid({ error: `${name} must be a UUID, e.g. 3f2c1a9e-5b7d-4c2e-9f10-2a3b4c5d6e7f` }));
 
+/** The years a course, a declaration or an approval can be dated in (the calendar's holidays are computed for them). */
+export const FIRST_YEAR = 2000;
+export const LAST_YEAR = 2199;
+
 const dateField = (name: string) =>
-  z.iso.date({ error: `${name} must be a date in YYYY-MM-DD form` }).describe(`${name} (YYYY-MM-DD)`);
+  z.iso
+    .date({ error: `${name} must be a date in YYYY-MM-DD form` })
+    .refine((d) => isDayBetween(d, FIRST_YEAR, LAST_YEAR), {
+      error: `${name} must be a date from ${FIRST_YEAR}-01-01 to ${LAST_YEAR}-12-31`,
+    })
+    .describe(`${name} (YYYY-MM-DD)`);
 
 const timeField = (name: string) =>
   z
@@ -235,7 +245,7 @@ function checkSession(
 ) {
   // The object's checks run even when a field failed its own: a day1 that is not a date has
   // already been reported, and must not reach the date arithmetic below.
-  const day1 = s.day1 !== undefined && z.iso.date().safeParse(s.day1).success ? s.day1 : undefined;
+  const day1 = s.day1 !== undefined && isDayBetween(s.day1, FIRST_YEAR, LAST_YEAR) ? s.day1 : undefined;
   if (day1 && s.day2 !== undefined && s.day2 !== addDays(day1, 1))
     ctx.addIssue({
       code: 'custom',

@@ -1,13 +1,12 @@
 import { and, eq, isNotNull, ne } from 'drizzle-orm';
 import { patchSessionIn } from '../admin/repository/sessions.js';
-import type { SessionEntry } from '../catalogue/read-model.js';
 import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/connect.js';
 import { reservations } from '../db/schema.js';
 import { catalogueWrite } from '../db/write.js';
 import type { Actor } from '../history/actor.js';
 import { queueMail } from '../mail/outbox.js';
-import { sessionCancelledMail } from '../reservations/mail.js';
+import { type CancelledCourse, sessionCancelledMail } from '../reservations/mail.js';
 
 /**
  * The centre cancels a session, saying why: in one transaction, the session is cancelled (which
@@ -17,7 +16,7 @@ import { sessionCancelledMail } from '../reservations/mail.js';
  */
 export async function cancelSessionForCentre(
   db: Db,
-  entry: SessionEntry,
+  session: CancelledCourse & { id: string; centreId: string },
   reason: string,
   options: {
     clock: Clock;
@@ -27,7 +26,7 @@ export async function cancelSessionForCentre(
     centre: { name: string; phone: string | null };
   },
 ): Promise<number> {
-  const id = entry.record.id;
+  const { id } = session;
   return catalogueWrite(db, async (tx) => {
     const people = await tx
       .select({ email: reservations.email, firstName: reservations.firstName, reference: reservations.reference })
@@ -38,7 +37,7 @@ export async function cancelSessionForCentre(
       tx,
       id,
       { status: 'cancelled' },
-      { centreId: entry.record.centreId },
+      { centreId: session.centreId },
       undefined,
       () => [],
       options.clock,
@@ -52,7 +51,7 @@ export async function cancelSessionForCentre(
             to: p.email as string,
             firstName: p.firstName,
             reference: p.reference,
-            entry,
+            course: session,
             reason,
             centre: options.centre,
             platformName: options.platformName,

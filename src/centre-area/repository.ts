@@ -93,6 +93,23 @@ export async function areaSession(db: Db, id: string): Promise<AreaSession | und
   return row;
 }
 
+/** What cancelling a session and telling its people needs of it, whether or not its centre is on sale. */
+export async function sessionToCancel(db: Db, id: string) {
+  const [row] = await db
+    .select({
+      id: stageSessions.id,
+      centreId: stageSessions.centreId,
+      day1: stageSessions.day1,
+      day2: stageSessions.day2,
+      city: centres.city,
+      centreName: centres.name,
+    })
+    .from(stageSessions)
+    .innerJoin(centres, eq(centres.id, stageSessions.centreId))
+    .where(eq(stageSessions.id, id));
+  return row;
+}
+
 /** How many days before its start a session not yet declared to the prefecture stands out. */
 export const DECLARE_WARNING_DAYS = 12;
 

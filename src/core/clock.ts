@@ -89,3 +89,26 @@ export function startInstant(day: string, time: string, timeZone: string): numbe
   }
   return asUtc - offset * 60_000;
 }
+
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A real calendar day, YYYY-MM-DD, from year 1 (PostgreSQL has no year 0): not 2026-13-45 nor 2026-02-30. */
+export function isDay(text: string): boolean {
+  if (!ISO_DAY.test(text) || text.startsWith('0000')) return false;
+  const instant = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(instant) && new Date(instant).toISOString().slice(0, 10) === text;
+}
+
+/** An instant as the lists print it (toISOString), from year 1. */
+export function instantOf(text: string): Date | undefined {
+  const instant = new Date(text);
+  return !Number.isNaN(instant.getTime()) && instant.toISOString() === text && !text.startsWith('0000')
+    ? instant
+    : undefined;
+}
+
+/** A real calendar day from `first` to `last` year, inclusive: the years a course, a declaration or an approval may carry. */
+export function isDayBetween(text: string, first: number, last: number): boolean {
+  const year = Number(text.slice(0, 4));
+  return isDay(text) && year >= first && year <= last;
+}

@@ -76,20 +76,27 @@ export function centreNoticeMail(f: BookedMailFacts, centreEmail: string): Mail 
   };
 }
 
+/** A cancelled course as its email names it (read from the database: its centre may be off sale). */
+export interface CancelledCourse {
+  day1: string;
+  day2: string;
+  city: string;
+}
+
 /** To a person whose course the centre cancelled: why, and that nothing is owed for it. */
 export function sessionCancelledMail(f: {
   to: string;
   firstName: string | null;
   reference: string;
-  entry: SessionEntry;
+  course: CancelledCourse;
   reason: string;
   centre: { name: string; phone: string | null };
   platformName: string;
 }): Mail {
-  const s = f.entry.view;
+  const s = f.course;
   return {
     to: f.to,
-    subject: `Stage annulé : ${frenchDate(s.day1)} à ${s.centre.city} (réservation ${f.reference})`,
+    subject: `Stage annulé : ${frenchDate(s.day1)} à ${s.city} (réservation ${f.reference})`,
     text: [
       `Bonjour${f.firstName ? ` ${f.firstName}` : ''},`,
       '',

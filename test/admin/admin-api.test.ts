@@ -225,6 +225,9 @@ describe('sessions', () => {
       // Not a date: reported as such, never reaching the calendar checks (npm run fuzz found a 500).
       [{ day1: '. sy$#$%' }, 'day1', 'YYYY-MM-DD'],
       [{ day1: '2030-02-30' }, 'day1', 'YYYY-MM-DD'],
+      // A real date, past the years a course can be held in (its second day's holidays were a 500).
+      [{ day1: '9999-12-31', day2: undefined }, 'day1', 'from 2000-01-01 to 2199-12-31'],
+      [{ declaredOn: '0001-01-01' }, 'declaredOn', 'from 2000-01-01 to 2199-12-31'],
       [{ spotsAvailable: 21 }, 'spotsAvailable', 'at most capacity'],
       [{ capacity: 45, spotsAvailable: 3 }, 'capacity', '6 to 20'],
       [{ priceEuros: 0 }, 'priceEuros', 'at least 0.01'],

@@ -116,6 +116,14 @@ describe('the attendance sheet and the list for the attestations', () => {
     expect(sheet.body).toContain('Durand;Marc;');
     expect(sheet.body).toMatch(/Durand;Marc;SRP-[0-9A-Z-]+;[^;]+;présent;présent;présent;absent\r\n/);
 
+    // A link followed from another site downloads the list but does not count as the centre's export.
+    const followed = await owner.request({
+      url: `${base}/attestations.csv`,
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' },
+    });
+    expect(followed.statusCode).toBe(200);
+    expect(await exportedAt()).toBeNull();
+
     const file = await owner.get(`${base}/attestations.csv`);
     expect(file.statusCode).toBe(200);
     expect(file.headers['content-type']).toBe('text/csv; charset=utf-8');

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantRole } from '../../src/accounts/users.js';
+import { setCentreSuspension } from '../../src/admin/repository/centres.js';
+import { CLI_ACTOR } from '../../src/history/actor.js';
 import { Browser, signIn } from '../helpers/accounts.js';
 import { keysFor } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
@@ -74,5 +76,35 @@ describe('cancelling a session from the centre’s area', () => {
     const other = await cancel(owner, SESSIONS.parisMar12.id, 'Pas le nôtre');
     expect(other.statusCode).toBe(404);
     expect((await t.app.inject(`/api/stages/${SESSIONS.parisMar12.id}`)).json().status).not.toBe('cancelled');
+  });
+
+  it('still cancels and tells the people booked when the centre is suspended', async () => {
+    const id = SESSIONS.lyonMar5Early.id;
+    const form = await openForm(t.app, `/stages/${id}`);
+    expect((await submit(t.app, id, form, { ...PERSON, email: 'suspendu@example.org' })).statusCode).toBe(303);
+    await setCentreSuspension(
+      t.app.database.db,
+      CENTRES.lyon.id,
+      { suspended: true, reason: 'Contrôle' },
+      undefined,
+      CLI_ACTOR,
+    );
+    await t.app.catalogue.refresh();
+    try {
+      const res = await cancel(owner, id, 'Centre fermé par la préfecture.');
+      expect(res.statusCode).toBe(303);
+      await t.app.jobs.drain();
+      await expect
+        .poll(() =>
+          smtp.received.filter((m) => m.to === 'suspendu@example.org' && m.subject.startsWith('Stage annulé')),
+        )
+        .toHaveLength(1);
+      const { admin } = await keysFor(t.app, CENTRES.lyon.id);
+      const stored = (await t.app.inject({ url: `/api/admin/sessions/${id}`, headers: admin })).json();
+      expect(stored.status).toBe('cancelled');
+    } finally {
+      await setCentreSuspension(t.app.database.db, CENTRES.lyon.id, { suspended: false }, undefined, CLI_ACTOR);
+      await t.app.catalogue.refresh();
+    }
   });
 });

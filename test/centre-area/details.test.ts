@@ -199,4 +199,13 @@ describe('the centre’s details page', () => {
     expect(bodies.size).toBe(1);
     expect(await stored()).toEqual(before);
   });
+
+  it('refuses a form without the version it was read at, rather than overwrite', async () => {
+    const owner = await signIn(t.app, OWNER);
+    const before = await stored();
+    const res = await save(owner, { version: '', phone: '04 78 99 99 99' });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('Ce formulaire est incomplet');
+    expect((await stored()).phone).toBe(before.phone);
+  });
 });

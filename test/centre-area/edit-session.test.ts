@@ -168,4 +168,23 @@ describe('editing a session in the centre’s area', () => {
     expect((await staff.post(path, missing)).statusCode).toBe(403);
     expect(await stored()).toEqual(before);
   });
+
+  it('refuses a date no course can carry, and any change to a cancelled session', async () => {
+    const ancient = await staff.post(path, await formWith(staff, { declaredOn: '0000-01-01' }));
+    expect(ancient.statusCode).toBe(400);
+    expect((await stored()).declaredOn).not.toBe('0000-01-01');
+    const { partner } = await keysFor(t.app, CENTRES.stEtienne.id);
+    const cancelled = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/sessions/${id}`,
+      headers: { ...partner, 'content-type': 'application/json' },
+      payload: { status: 'cancelled' },
+    });
+    expect(cancelled.statusCode).toBe(200);
+    const before = await stored();
+    const res = await staff.post(path, await formWith(staff, { price: '99' }));
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('Ce stage est annulé');
+    expect((await stored()).priceEuros).toBe(before.priceEuros);
+  });
 });

@@ -93,6 +93,15 @@ describe('a new session from the centre’s area', () => {
     expect(res.statusCode).toBe(400);
     for (const text of ['choisissez une date à venir', 'Prix :', 'Taille du groupe :', 'Début : une heure'])
       expect(res.body).toContain(text);
+    // Dates no calendar has, or that no course can carry: said next to their field, never a 500.
+    for (const day1 of ['2030-13-45', '2030-02-30', '9999-12-31', '0000-01-01']) {
+      const impossible = await create({ day1 });
+      expect(impossible.statusCode, day1).toBe(400);
+      expect(impossible.body).toContain('Premier jour : indiquez une date.');
+    }
+    const ancient = await create({ day1: '2030-03-19', declaredOn: '0000-01-01' });
+    expect(ancient.statusCode).toBe(400);
+    expect(ancient.body).toContain('Déclaration en préfecture : indiquez une date, ou rien.');
     const sunday = await create({ day1: '2030-03-17', declaredOn: '2030-03-01' });
     expect(sunday.statusCode).toBe(422);
     expect(sunday.body).toContain('jamais un dimanche');

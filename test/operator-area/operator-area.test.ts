@@ -345,3 +345,28 @@ describe('users, keys, history and webhooks', () => {
     expect(page.body).toContain('actif');
   });
 });
+
+describe('bad input in the operators’ area', () => {
+  it('answers a readable refusal and changes nothing', async () => {
+    const page = `/administration/centres/${lyon.id}`;
+    // A suspension form without its action neither suspends nor restores.
+    const noAction = await postFrom(admin, page, `${page}/suspension`, { reason: 'Contrôle préfectoral' });
+    expect(noAction.statusCode).toBe(400);
+    expect(noAction.body).toContain('Choisissez Suspendre ou Rétablir.');
+    expect((await t.app.inject(`/api/stages/${SESSIONS.lyonMar5.id}`)).statusCode).toBe(200);
+
+    const before = (await listApiKeys(t.app.database.db)).length;
+    const twoLines = await postFrom(admin, '/administration/cles', '/administration/cles', {
+      name: 'ligne 1\nligne 2\u202e',
+      role: 'admin',
+      centre: '',
+    });
+    expect(twoLines.statusCode).toBe(400);
+    expect((await listApiKeys(t.app.database.db)).length).toBe(before);
+
+    const history = await admin.get(
+      `/administration/historique?avant=0000-01-01T00:00:00.000Z.10000000-0000-4000-8000-000000000002`,
+    );
+    expect(history.statusCode).toBe(200);
+  });
+});

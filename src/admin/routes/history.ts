@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { instantOf } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';
 import { listHistory } from '../../history/list.js';
 import { problemResponse } from '../../http/problem.js';
 import { uuidField } from '../schemas.js';
-import { blank, cursorQuery, instantOf, limitQuery } from './query.js';
+import { blank, cursorQuery, limitQuery } from './query.js';
 import { ADMIN_SECURITY, auth, scopeOf, TAGS } from './shared.js';
 
 const ListQuery = z.object({

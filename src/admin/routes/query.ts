@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isDay } from '../../core/clock.js';
 
 /*
  * Query parameters of the admin lists. Each is checked to be a value the database can take, not
@@ -11,11 +12,6 @@ export const blank = (v: unknown) => (v === '' ? undefined : v);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A real calendar day, YYYY-MM-DD, from year 1 (PostgreSQL has no year 0). */
-export function isDay(text: string): boolean {
-  return z.iso.date().safeParse(text).success && !text.startsWith('0000');
-}
-
 export function dateQuery(name: string) {
   const error = `${name} must be a date YYYY-MM-DD`;
   return z.preprocess(blank, z.iso.date({ error }).refine(isDay, { error }).optional());
@@ -24,14 +20,6 @@ export function dateQuery(name: string) {
 export function limitQuery(max: number, fallback: number) {
   const error = `limit must be an integer from 1 to ${max}`;
   return z.coerce.number({ error }).int({ error }).min(1, { error }).max(max, { error }).default(fallback);
-}
-
-/** An instant as the lists print it (toISOString), from year 1. */
-export function instantOf(text: string): Date | undefined {
-  const instant = new Date(text);
-  return !Number.isNaN(instant.getTime()) && instant.toISOString() === text && !text.startsWith('0000')
-    ? instant
-    : undefined;
 }
 
 /**

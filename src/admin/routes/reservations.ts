@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { instantOf } from '../../core/clock.js';
 import { actorOf } from '../../history/actor.js';
 import { problemResponse } from '../../http/problem.js';
 import {
@@ -11,7 +12,7 @@ import {
 import { normaliseReference } from '../../reservations/secrets.js';
 import { AdminReservationSchema, reservationView } from '../response-schemas.js';
 import { uuidField } from '../schemas.js';
-import { blank, cursorQuery, instantOf, limitQuery } from './query.js';
+import { blank, cursorQuery, limitQuery } from './query.js';
 import { ADMIN_SECURITY, authResponses, IdParams, scopeOf, TAGS, unreachable, withinReach } from './shared.js';
 
 const ListQuery = z.object({

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { isDay } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';
 import { actorOf } from '../../history/actor.js';
 import { problemResponse } from '../../http/problem.js';
@@ -7,7 +8,7 @@ import { etagOf } from '../repository/etag.js';
 import { getSession, listSessions, patchSession, putSession } from '../repository/sessions.js';
 import { AdminSessionSchema } from '../response-schemas.js';
 import { SESSION_STATUSES, SessionInputSchema, SessionPatchSchema, uuidField } from '../schemas.js';
-import { blank, cursorQuery, dateQuery, isDay, limitQuery } from './query.js';
+import { blank, cursorQuery, dateQuery, limitQuery } from './query.js';
 import { ADMIN_SECURITY, auth, IdParams, ifMatch, scopeOf, TAGS, unreachable, withinReach } from './shared.js';
 
 const ListQuery = z.object({

@@ -102,7 +102,11 @@ export function attendanceSheetRoutes(app: FastifyInstance): void {
         .header('cache-control', 'no-store')
         .send(`La liste est disponible à partir du ${frenchDate(session.day2)}, le second jour du stage.`);
     const attendees = (await bookedPeople(db, session.id)).filter(attendedAll);
-    await markAttendanceExported(db, session, userActor(user), app.clock.now());
+    // Downloading the list lets the purge erase the course's names: only the centre's own click (a
+    // link of its pages, or the address typed) records it, never a link followed from another site.
+    const site = request.headers['sec-fetch-site'];
+    if (site === undefined || site === 'same-origin' || site === 'none')
+      await markAttendanceExported(db, session, userActor(user), app.clock.now());
     const { body, ...headers } = download(
       `stagiaires-presents-${session.day1}-${session.courseNumber.replace(/[^A-Za-z0-9-]/g, '_')}.csv`,
       csv(

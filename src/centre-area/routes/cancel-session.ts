@@ -6,6 +6,7 @@ import { sendsMail } from '../../mail/transport.js';
 import { centreContact } from '../../reservations/repository/contact.js';
 import { cancelSessionForCentre } from '../cancel-session.js';
 import { type AreaContext, areaUser, GUARD_REFUSED } from '../context.js';
+import { sessionToCancel } from '../repository.js';
 
 /**
  * POST /espace-centre/seances/:id/annulation: the centre cancels a session with a reason; the
@@ -18,8 +19,10 @@ export function cancelSessionRoute(app: FastifyInstance, context: AreaContext): 
     const { id } = request.params as { id: string };
     const form = (request.body ?? {}) as Record<string, unknown>;
     if (!context.formOk(request, form)) return context.dashboard(request, reply, user, 403, { problem: GUARD_REFUSED });
-    const entry = UUID.test(id) ? app.catalogue.snapshot.sessionsById.get(id.toLowerCase()) : undefined;
-    if (!entry || !user.memberships.some((m) => m.centreId === entry.record.centreId))
+    // From the database, not the public catalogue: a suspended centre, or one whose approval has
+    // ended, still cancels its sessions and tells the people booked.
+    const session = UUID.test(id) ? await sessionToCancel(db, id.toLowerCase()) : undefined;
+    if (!session || !user.memberships.some((m) => m.centreId === session.centreId))
       return context.dashboard(request, reply, user, 404, { problem: 'Ce stage n’est pas l’un des vôtres.' });
     const reason = typeof form.raison === 'string' ? form.raison.trim() : '';
     if (reason.length < 3 || reason.length > 500)
@@ -27,15 +30,15 @@ export function cancelSessionRoute(app: FastifyInstance, context: AreaContext): 
         problem:
           'Pour annuler un stage, écrivez sa raison (3 à 500 caractères) : elle est envoyée aux personnes inscrites.',
       });
-    const centre = await centreContact(db, entry.record.centreId);
+    const centre = await centreContact(db, session.centreId);
     let told: number;
     try {
-      told = await cancelSessionForCentre(db, entry, reason, {
+      told = await cancelSessionForCentre(db, session, reason, {
         clock: app.clock,
         actor: userActor(user),
         mail: sendsMail(app.config.mail),
         platformName: app.config.platformName,
-        centre: { name: centre?.name ?? entry.centre.view.name, phone: centre?.phone ?? null },
+        centre: { name: centre?.name ?? session.centreName, phone: centre?.phone ?? null },
       });
     } catch (err) {
       if (err instanceof DomainError && err.status < 500)

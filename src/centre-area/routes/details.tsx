@@ -145,18 +145,17 @@ export function detailsRoute(app: FastifyInstance, context: AreaContext): void {
     const form = (request.body ?? {}) as Record<string, unknown>;
     if (!context.formOk(request, form))
       return page(request, reply, membership, centre, 403, { problem: GUARD_REFUSED });
+    // The version the form was read at: without it the write could undo a change made meanwhile.
+    if (typeof form.version !== 'string' || form.version === '')
+      return page(request, reply, membership, centre, 400, {
+        problem: 'Ce formulaire est incomplet : rechargez la page et recommencez ; rien n’a été enregistré.',
+      });
     const values = typed(form);
     const checked = validate(centre, values);
     if (!checked.ok) return page(request, reply, membership, centre, 400, { values, errors: checked.errors });
     const user = areaUser(request);
     try {
-      await putCentre(
-        db,
-        centre.id,
-        checked.input,
-        typeof form.version === 'string' ? form.version : undefined,
-        userActor(user),
-      );
+      await putCentre(db, centre.id, checked.input, form.version, userActor(user));
     } catch (err) {
       if (err instanceof WriteRefused && err.status === 412) {
         const current = (await getCentre(db, centre.id)) as AdminCentre;

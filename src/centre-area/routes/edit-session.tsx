@@ -26,6 +26,7 @@ import {
   trainersTyped,
 } from '../trainers.js';
 
+const CANCELLED_SESSION = 'Ce stage est annulé : il ne se modifie plus.';
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 
@@ -185,6 +186,8 @@ export function editSessionRoute(app: FastifyInstance): void {
       return page(request, reply, 409, now, membership.centreName, formFrom(now, trainers), [], CHANGED_MEANWHILE);
     };
     if (form.version !== etagOf(session)) return changedMeanwhile();
+    if (session.status === 'cancelled')
+      return page(request, reply, 409, session, membership.centreName, form, [], CANCELLED_SESSION);
     const { patch, errors } = patchOf(form, session);
     errors.push(...trainersErrors(form));
     if (errors.length > 0) return page(request, reply, 400, session, membership.centreName, form, errors);

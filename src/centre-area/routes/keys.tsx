@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Membership } from '../../accounts/users.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../admin/api-keys.js';
+import { ONE_LINE } from '../../admin/schemas.js';
 import { siteInfo } from '../../web/layout.js';
 import { privateHtml } from '../../web/private-page.js';
 import { renderPage } from '../../web/render.js';
@@ -10,7 +11,6 @@ import { KeysPage, type KeysPageProps, keysPath } from '../keys-page.js';
 
 const KEY_ID = /^[0-9a-f]{16}$/;
 // Printable text on one line, as the admin schemas ask of names.
-const ONE_LINE = /^[^\p{Cc}\p{Cf}]*$/u;
 const NAME_INVALID = 'Donnez-lui un nom d’une ligne, de 1 à 100 caractères.';
 
 /**

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { User } from '../../accounts/users.js';
 import { type ImportRecord, ImportRefused } from '../../admin/import/records.js';
 import { importBatch } from '../../admin/import/write.js';
-import { dateIn } from '../../core/clock.js';
+import { FIRST_YEAR, LAST_YEAR } from '../../admin/schemas.js';
+import { addDays, dateIn, isDayBetween } from '../../core/clock.js';
 import { userActor } from '../../history/actor.js';
 import type { FieldError } from '../../web/field.js';
 import { frenchDate } from '../../web/format.js';
@@ -16,14 +17,9 @@ import { EMPTY_FORM, type NewSessionForm, NewSessionPage } from '../new-session-
 import { saveTrainers, TRAINER_FIELDS, trainersErrors, trainersTyped } from '../trainers.js';
 
 const PATH = '/espace-centre/seances/nouvelle';
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const CENTRE_OFF_SALE =
+  'Ce centre ne peut pas publier de stage pour l’instant : il est suspendu, ou son agrément a expiré. Contactez l’équipe de la plateforme.';
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
-
-function addDays(day: string, n: number): string {
-  const d = new Date(`${day}T12:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + n);
-  return d.toISOString().slice(0, 10);
-}
 
 function formOf(body: unknown): NewSessionForm {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
@@ -91,13 +87,16 @@ export function newSessionRoute(app: FastifyInstance): void {
     if (app.accounts.guard.check(request, raw._csrf) !== 'ok')
       return page(request, reply, user, 403, form, [], GUARD_REFUSED);
     const membership = user.memberships.find((m) => m.centreId === form.centreId);
-    const centre = membership ? app.catalogue.snapshot.centresById.get(membership.centreId) : undefined;
-    if (!membership || !centre)
-      return page(request, reply, user, 404, form, [], 'Ce centre n’est pas l’un des vôtres.');
+    if (!membership) return page(request, reply, user, 404, form, [], 'Ce centre n’est pas l’un des vôtres.');
+    // The public catalogue holds the centres that may sell: a suspended centre, or one whose approval
+    // has ended, is not in it.
+    const centre = app.catalogue.snapshot.centresById.get(membership.centreId);
+    if (!centre) return page(request, reply, user, 409, form, [], CENTRE_OFF_SALE);
 
     const errors: FieldError[] = [];
     const today = dateIn(app.clock.now(), centre.timeZone);
-    if (!DAY.test(form.day1)) errors.push({ field: 'day1', message: 'Premier jour : indiquez une date.' });
+    if (!isDayBetween(form.day1, FIRST_YEAR, LAST_YEAR))
+      errors.push({ field: 'day1', message: 'Premier jour : indiquez une date.' });
     else if (form.day1 <= today) errors.push({ field: 'day1', message: 'Premier jour : choisissez une date à venir.' });
     const repeat = whole(form.repeat, 1, 12);
     if (repeat === undefined) errors.push({ field: 'repeat', message: 'Nombre de dates : de 1 à 12.' });
@@ -113,7 +112,7 @@ export function newSessionRoute(app: FastifyInstance): void {
     const spots = form.spots === '' ? capacity : whole(form.spots, 0, 99);
     if (spots === undefined && capacity !== undefined)
       errors.push({ field: 'spots', message: `Places libres : ${FRENCH.spotsAvailable}.` });
-    if (form.declaredOn !== '' && !DAY.test(form.declaredOn))
+    if (form.declaredOn !== '' && !isDayBetween(form.declaredOn, FIRST_YEAR, LAST_YEAR))
       errors.push({ field: 'declaredOn', message: 'Déclaration en préfecture : indiquez une date, ou rien.' });
     errors.push(...trainersErrors(form));
     if (errors.length > 0) return page(request, reply, user, 400, form, errors);

@@ -158,6 +158,8 @@ export function centreRoutes(app: FastifyInstance, context: OperatorContext): vo
     const form = (request.body ?? {}) as Record<string, unknown>;
     if (!UUID.test(id)) return context.refusal(reply, 404, 'Page introuvable', NOT_FOUND);
     if (!context.formOk(request, form)) return centrePage(request, reply, id, 403, { problem: GUARD_REFUSED });
+    if (form.action !== 'suspend' && form.action !== 'restore')
+      return centrePage(request, reply, id, 400, { problem: 'Choisissez Suspendre ou Rétablir.' });
     const suspend = form.action === 'suspend';
     const reason = text(form.reason);
     if (suspend && (reason.length < 3 || reason.length > 500))

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { instantOf } from '../../core/clock.js';
 import { UUID } from '../../core/uuid.js';
 import { listHistory } from '../../history/list.js';
 import type { OperatorContext } from '../context.js';
@@ -21,11 +22,10 @@ const ACTORS = {
  */
 export function historyRoute(app: FastifyInstance, context: OperatorContext): void {
   app.get(PATHS.history, async (request, reply) => {
+    // The API's cursor, read as the API reads it (an instant the database can hold, and a UUID).
     const cursor = CURSOR.exec(String((request.query as Record<string, unknown>).avant ?? ''));
-    const before =
-      cursor && UUID.test(cursor[2] as string) && !Number.isNaN(Date.parse(cursor[1] as string))
-        ? { at: new Date(cursor[1] as string), id: cursor[2] as string }
-        : undefined;
+    const at = cursor ? instantOf(cursor[1] as string) : undefined;
+    const before = cursor && at && UUID.test(cursor[2] as string) ? { at, id: cursor[2] as string } : undefined;
     const rows = await listHistory(app.database.db, { before, limit: PAGE_SIZE });
     const last = rows.at(-1);
     const next = rows.length === PAGE_SIZE && last ? `${last.cursorAt}.${last.id}` : undefined;

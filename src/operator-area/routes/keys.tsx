@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiKeyListing, createApiKey, listApiKeys, revokeApiKey } from '../../admin/api-keys.js';
+import { ONE_LINE } from '../../admin/schemas.js';
 import { findCentre } from '../../cli/find-centre.js';
 import { Field, type FieldError } from '../../web/field.js';
 import type { SiteInfo } from '../../web/layout.js';
@@ -120,8 +121,8 @@ export function keysRoutes(app: FastifyInstance, context: OperatorContext): void
     if (!context.formOk(request, form))
       return page(request, reply, 403, { messages: { problem: GUARD_REFUSED }, values });
     const errors: FieldError[] = [];
-    if (values.name.length < 1 || values.name.length > 100)
-      errors.push({ field: 'name', message: 'Donnez un nom de 1 à 100 caractères.' });
+    if (values.name.length < 1 || values.name.length > 100 || !ONE_LINE.test(values.name))
+      errors.push({ field: 'name', message: 'Donnez un nom de 1 à 100 caractères, sur une ligne.' });
     let centreId: string | null = null;
     if (values.role === 'partner') {
       const centre = values.centre ? await findCentre(app.database, values.centre) : undefined;
