@@ -173,6 +173,22 @@ describe('choosing the file to import on the phone', () => {
     expect((await served(id(5))).statusCode).toBe(404);
   });
 
+  it('answers a too-big file’s 413 page over a real connection, the browser still sending (no reset, no 500)', async () => {
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const token = Browser.token((await staff.get(path)).body);
+    const form = uploadForm(
+      { _csrf: token, format: 'csv' },
+      { name: 'gros.csv', bytes: `${HEADER}\n${'y'.repeat(3 * 1024 * 1024)}` },
+    );
+    const res = await fetch(`${address}${path}`, {
+      method: 'POST',
+      body: form,
+      headers: { cookie: staff.cookieHeader, 'sec-fetch-site': 'same-origin' },
+    });
+    expect(res.status).toBe(413);
+    expect(await res.text()).toContain('Ce fichier dépasse 1 Mo');
+  });
+
   it('refuses a file that is not UTF-8 (400), saying which encoding is expected, instead of importing mojibake', async () => {
     const before = await drafts();
     // "Stage Évian" in Windows-1252: É is the single byte 0xC9.
