@@ -12,7 +12,10 @@ export interface ImportPreview {
   sessions: { created: number; updated: number; unchanged: number };
 }
 
-/** Import a file's sessions: paste it, see the API's dry run, then confirm. */
+/** The file input's accepted types: what the import reads (a phone offers these files first). */
+export const ACCEPTED_FILES = '.csv,.json,.ndjson,text/csv,application/json';
+
+/** Import a file's sessions: choose it on the phone (or paste it), see the API's dry run, then confirm. */
 export function ImportPage(props: {
   site: SiteInfo;
   centreId: string;
@@ -28,9 +31,19 @@ export function ImportPage(props: {
   issues?: ApiIssue[] | undefined;
   issueCount?: number | undefined;
   notice?: string | undefined;
+  /** Which form the problem is about: the file chosen (`fichier`) or the pasted content (default). */
+  problemField?: 'fichier' | 'contenu' | undefined;
+  /** The format chosen in the file's form ('' = from the file's name). */
+  uploadFormat?: AreaImportFormat | '' | undefined;
+  /** The name of the file the preview is of, when it was chosen rather than pasted. */
+  fileName?: string | undefined;
 }) {
   const { preview } = props;
-  const contentError = props.problem ? { field: 'contenu', message: props.problem } : undefined;
+  const problemField = props.problemField ?? 'contenu';
+  const contentError =
+    props.problem && problemField === 'contenu' ? { field: 'contenu', message: props.problem } : undefined;
+  const fileError =
+    props.problem && problemField === 'fichier' ? { field: 'fichier', message: props.problem } : undefined;
   return (
     <Layout
       site={props.site}
@@ -43,9 +56,9 @@ export function ImportPage(props: {
       </p>
       <h1>Importer des stages</h1>
       <p>
-        {props.centreName} : collez le contenu d’un fichier CSV ou JSON au format de l’import de l’API (au plus{' '}
-        {props.maxRecords} lignes et {props.maxMb} Mo). Rien n’est écrit avant votre confirmation : un aperçu dit
-        d’abord ce qui serait créé ou modifié.
+        {props.centreName} : choisissez un fichier CSV, JSON ou NDJSON au format de l’import de l’API, encodé en UTF-8
+        (au plus {props.maxRecords} lignes et {props.maxMb} Mo), ou collez son contenu. Rien n’est écrit avant votre
+        confirmation : un aperçu dit d’abord ce qui serait créé ou modifié.
       </p>
       {props.notice ? (
         <p class="notice" role="status">
@@ -74,6 +87,7 @@ export function ImportPage(props: {
       {preview ? (
         <section aria-labelledby="apercu" class="notice">
           <h2 id="apercu">Aperçu : rien n’est encore écrit</h2>
+          {props.fileName !== undefined ? <p>Fichier : {props.fileName}</p> : null}
           <ul>
             <li>{preview.sessions.created} stage(s) créé(s)</li>
             <li>{preview.sessions.updated} stage(s) modifié(s)</li>
@@ -86,7 +100,53 @@ export function ImportPage(props: {
           </form>
         </section>
       ) : null}
-      <form class="area-form" method="post" action={importPath(props.centreId)} noValidate>
+      <h2 id="choisir">Choisir le fichier</h2>
+      <form
+        class="area-form"
+        method="post"
+        action={importPath(props.centreId)}
+        encType="multipart/form-data"
+        aria-labelledby="choisir"
+        noValidate
+      >
+        <input type="hidden" name="_csrf" value={props.formToken} />
+        <div>
+          <label for="format-fichier">Format</label>
+          <select id="format-fichier" name="format">
+            <option value="" selected={!props.uploadFormat}>
+              D’après le nom du fichier
+            </option>
+            {Object.entries(FORMATS).map(([value, label]) => (
+              <option value={value} selected={value === props.uploadFormat}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="fichier">
+            Fichier{' '}
+            <span class="hint" id="fichier-hint">
+              .csv, .json ou .ndjson, encodé en UTF-8 (« CSV UTF-8 » dans Excel), au plus {props.maxMb} Mo
+            </span>
+          </label>
+          <input
+            type="file"
+            id="fichier"
+            name="fichier"
+            accept={ACCEPTED_FILES}
+            required
+            aria-describedby={fileError ? 'fichier-hint fichier-error' : 'fichier-hint'}
+            {...(fileError ? { 'aria-invalid': 'true' } : {})}
+          />
+          <FieldMessage error={fileError} />
+        </div>
+        <p>
+          <button type="submit">Voir l’aperçu du fichier</button>
+        </p>
+      </form>
+      <h2 id="coller">Ou coller son contenu</h2>
+      <form class="area-form" method="post" action={importPath(props.centreId)} aria-labelledby="coller" noValidate>
         <input type="hidden" name="_csrf" value={props.formToken} />
         <div>
           <label for="format">Format</label>

@@ -33,7 +33,7 @@ form.search{display:grid;gap:.9rem}
 form.search .row{display:grid;gap:.9rem}
 label{display:block;font-weight:600;margin-bottom:.25rem}
 .hint{display:block;font-weight:400;color:#4a4a4a;font-size:.95rem}
-input[type=text],input[type=email],input[type=url],input[type=tel],input[type=date],input[type=number],input[type=time],select{width:100%;font:inherit;padding:.6rem .65rem;border:1px solid #6b6b6b;border-radius:.35rem;background:#fff;color:#1b1b1b;min-height:2.75rem}
+input[type=text],input[type=email],input[type=url],input[type=tel],input[type=date],input[type=number],input[type=time],input[type=file],select{width:100%;font:inherit;padding:.6rem .65rem;border:1px solid #6b6b6b;border-radius:.35rem;background:#fff;color:#1b1b1b;min-height:2.75rem}
 .check{display:flex;gap:.5rem;align-items:center;font-weight:400}
 .check input{width:1.35rem;height:1.35rem;margin:0}
 .check label{margin:0;font-weight:400}

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import multipart from '@fastify/multipart';
 import { and, eq, gt, lt } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { rowsById } from '../../admin/import/diff.js';
@@ -14,13 +15,29 @@ import { renderPage } from '../../web/render.js';
 import { requirePart } from '../access.js';
 import { areaUser, GUARD_REFUSED } from '../context.js';
 import { type AreaImportFormat, FORMATS, ImportPage, type ImportPreview } from '../import-page.js';
+import { readUpload, type Upload, uploadFormat, uploadLimits, utf8Text } from '../upload.js';
 
 /** How long a preview may wait for its confirmation. */
 const DRAFT_MINUTES = 30;
 
 const CHANGED_MEANWHILE =
   'Les stages de ce fichier ont changé depuis l’aperçu (une place, une réservation, une modification) : rien n’a été écrit. Voici le nouvel aperçu ; confirmez à nouveau si il vous convient.';
-const DRAFT_GONE = 'Cet aperçu a expiré ou a déjà été appliqué : collez le fichier à nouveau pour un nouvel aperçu.';
+const DRAFT_GONE =
+  'Cet aperçu a expiré ou a déjà été appliqué : choisissez ou collez le fichier à nouveau pour un nouvel aperçu.';
+
+/** What the page says of a file it could not take; nothing was stored. */
+const uploadProblems = (maxMb: number) => ({
+  tooBig: `Ce fichier dépasse ${maxMb} Mo, le plus qu’un import accepte : rien n’a été importé. Découpez-le en plusieurs fichiers.`,
+  files: 'Envoyez un seul fichier à la fois : rien n’a été importé.',
+  fields: 'Le formulaire envoyé a trop de champs ou des champs trop longs : rien n’a été importé.',
+  unreadable: 'Le fichier n’a pas pu être reçu en entier : rien n’a été importé. Choisissez-le à nouveau.',
+  noFile: 'Choisissez un fichier.',
+  empty: 'Ce fichier est vide.',
+  format:
+    'Le nom de ce fichier ne dit pas son format (.csv, .json ou .ndjson) : choisissez le format dans la liste, puis le fichier à nouveau.',
+  encoding:
+    'Ce fichier n’est pas encodé en UTF-8, l’encodage attendu (il l’est sans doute en Windows-1252 ou ISO-8859-1) : ses accents seraient faussés, rien n’a été importé. Enregistrez-le en UTF-8 (dans Excel : « CSV UTF-8 (délimité par des virgules) »), puis choisissez-le à nouveau.',
+});
 
 type PageProps = Omit<
   Parameters<typeof ImportPage>[0],
@@ -40,7 +57,7 @@ function previewKey(result: ImportResult, stored: Map<string, SessionRow>): stri
 
 /**
  * GET and POST /espace-centre/centres/:centreId/import, and POST …/import/confirmer: a CSV, JSON or
- * NDJSON file's content, pasted, run through the admin import's dry run for this centre (a partner
+ * NDJSON file, chosen on the phone (a multipart form) or its content pasted, run through the admin import's dry run for this centre (a partner
  * key's scope: its own sessions only) and shown as a preview; its confirmation applies exactly the
  * previewed content, kept server-side (area_import_drafts, bound to the user and the centre, 30
  * minutes), and is refused with a new preview if the sessions it changes changed meanwhile.
@@ -118,6 +135,7 @@ export function importRoute(app: FastifyInstance): void {
     format: AreaImportFormat,
     content: string,
     problem?: string,
+    shown: Pick<PageProps, 'content' | 'problemField' | 'uploadFormat' | 'fileName'> = { content },
   ) => {
     const draftId = randomBytes(24).toString('base64url');
     const now = app.clock.now();
@@ -134,7 +152,7 @@ export function importRoute(app: FastifyInstance): void {
     const preview: ImportPreview = { draftId, sessions: run.result.sessions };
     return page(request, reply, status, membership, {
       format,
-      content,
+      ...shown,
       preview,
       ...(problem ? { notice: problem } : {}),
     });
@@ -156,29 +174,91 @@ export function importRoute(app: FastifyInstance): void {
     });
   });
 
-  app.post(
-    '/espace-centre/centres/:centreId/import',
-    // A form's encoding may triple a file's size; the content itself is held to IMPORT_MAX_MB below.
-    { schema: { hide: true }, bodyLimit: limits.maxBytes * 3 + 64 * 1024 },
-    async (request, reply) => {
-      const { user, membership } = member(request, reply);
-      if (!membership) return reply;
-      const form = (request.body ?? {}) as Record<string, unknown>;
-      const format = formatOf(form.format);
-      const content = typeof form.contenu === 'string' ? form.contenu : '';
-      if (app.accounts.guard.check(request, form._csrf) !== 'ok')
-        return page(request, reply, 403, membership, { format, content, problem: GUARD_REFUSED });
-      if (content.trim() === '')
-        return page(request, reply, 400, membership, { format, content, problem: 'Collez le contenu du fichier.' });
-      try {
-        const run = await dryRun(content, format, membership.centreId, userActor(user));
-        return showPreview(request, reply, 200, membership, user.id, run, format, content);
-      } catch (err) {
-        if (!(err instanceof ImportRefused)) throw err;
-        return page(request, reply, err.status === 413 ? 413 : 400, membership, { format, content, ...refused(err) });
-      }
-    },
-  );
+  /** The dry run's preview of a content, or the page saying why the import refused it. */
+  const previewOf = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: ReturnType<typeof areaUser>,
+    membership: { centreId: string; centreName: string },
+    format: AreaImportFormat,
+    content: string,
+    shown: Pick<PageProps, 'content' | 'problemField' | 'uploadFormat' | 'fileName'>,
+  ) => {
+    try {
+      const run = await dryRun(content, format, membership.centreId, userActor(user));
+      return await showPreview(request, reply, 200, membership, user.id, run, format, content, undefined, shown);
+    } catch (err) {
+      if (!(err instanceof ImportRefused)) throw err;
+      const { fileName: _shownOnlyWithAPreview, ...kept } = shown;
+      return page(request, reply, err.status === 413 ? 413 : 400, membership, { format, ...kept, ...refused(err) });
+    }
+  };
+
+  const problems = uploadProblems(Math.round(limits.maxBytes / (1024 * 1024)));
+
+  /** A file chosen in the page's multipart form: read whole (one file, IMPORT_MAX_MB), checked, then previewed. */
+  const fromUpload = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: ReturnType<typeof areaUser>,
+    membership: { centreId: string; centreName: string },
+  ) => {
+    const upload: Upload = await readUpload(request);
+    const fields = upload.kind === 'read' ? upload.fields : {};
+    const chosen =
+      typeof fields.format === 'string' && fields.format in FORMATS ? (fields.format as AreaImportFormat) : '';
+    const refuse = (status: number, problem: string) =>
+      page(request, reply, status, membership, {
+        format: 'csv',
+        content: '',
+        uploadFormat: chosen,
+        problemField: 'fichier',
+        problem,
+      });
+    if (upload.kind === 'refused') return refuse(upload.status, problems[upload.reason]);
+    // The anti-forgery token, read from the form's fields, before anything is kept.
+    if (app.accounts.guard.check(request, fields._csrf) !== 'ok') return refuse(403, GUARD_REFUSED);
+    const { file } = upload;
+    if (!file || (file.name === '' && file.bytes.length === 0 && !file.tooBig)) return refuse(400, problems.noFile);
+    if (file.tooBig) return refuse(413, problems.tooBig);
+    if (file.bytes.length === 0) return refuse(400, problems.empty);
+    const format = uploadFormat(chosen || undefined, file.name, file.type);
+    if (!format) return refuse(400, problems.format);
+    const content = utf8Text(file.bytes);
+    if (content === undefined) return refuse(400, problems.encoding);
+    if (content.trim() === '') return refuse(400, problems.empty);
+    return previewOf(request, reply, user, membership, format, content, {
+      content: '',
+      problemField: 'fichier',
+      uploadFormat: chosen,
+      fileName: file.name,
+    });
+  };
+
+  // The import's POST in a scope of its own: only it takes multipart bodies (@fastify/multipart, its
+  // limits: one file of at most IMPORT_MAX_MB, a few short fields); the area's other forms and the
+  // admin API's import (its own streaming parsers) are untouched.
+  app.register(async (uploads: FastifyInstance) => {
+    await uploads.register(multipart, { limits: uploadLimits(limits.maxBytes), throwFileSizeLimit: false });
+    uploads.post(
+      '/espace-centre/centres/:centreId/import',
+      // A form's encoding may triple a file's size; the content itself is held to IMPORT_MAX_MB below.
+      { schema: { hide: true }, bodyLimit: limits.maxBytes * 3 + 64 * 1024 },
+      async (request, reply) => {
+        const { user, membership } = member(request, reply);
+        if (!membership) return reply;
+        if (request.isMultipart()) return fromUpload(request, reply, user, membership);
+        const form = (request.body ?? {}) as Record<string, unknown>;
+        const format = formatOf(form.format);
+        const content = typeof form.contenu === 'string' ? form.contenu : '';
+        if (app.accounts.guard.check(request, form._csrf) !== 'ok')
+          return page(request, reply, 403, membership, { format, content, problem: GUARD_REFUSED });
+        if (content.trim() === '')
+          return page(request, reply, 400, membership, { format, content, problem: 'Collez le contenu du fichier.' });
+        return previewOf(request, reply, user, membership, format, content, { content });
+      },
+    );
+  });
 
   app.post('/espace-centre/centres/:centreId/import/confirmer', { schema: { hide: true } }, async (request, reply) => {
     const { user, membership } = member(request, reply);

@@ -193,12 +193,31 @@ describe('the centre’s area on a phone, in Chromium', () => {
           `session,10000000-0000-4000-8000-0000000000d1,${CENTRES.lyon.id},LYON-IMPORT-1,2030-03-25,08:30,16:30,229,20,20`,
         ].join('\n'),
       );
-    await page.getByRole('button', { name: 'Voir l’aperçu' }).click();
+    await page.getByRole('button', { name: 'Voir l’aperçu', exact: true }).click();
     await expect.poll(() => page.getByText('1 stage(s) créé(s)').count()).toBe(1);
     await check('import-preview');
     await page.getByRole('button', { name: 'Confirmer l’import' }).click();
     await expect.poll(() => page.getByText('Import appliqué').count()).toBe(1);
     expect((await t.app.inject('/api/stages/10000000-0000-4000-8000-0000000000d1')).statusCode).toBe(200);
+
+    // A file chosen on the phone (a multipart form, no JavaScript): the same preview, then confirmed.
+    await page.getByLabel(/^Fichier/).setInputFiles({
+      name: 'planning-lyon.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(
+        `\uFEFF${[
+          'type,id,centreId,courseNumber,day1,startTime,endTime,priceEuros,capacity,spotsAvailable',
+          `session,10000000-0000-4000-8000-0000000000d2,${CENTRES.lyon.id},LYON-IMPORT-2,2030-03-26,08:30,16:30,239,20,20`,
+        ].join('\r\n')}\r\n`,
+      ),
+    });
+    await page.getByRole('button', { name: 'Voir l’aperçu du fichier' }).click();
+    await expect.poll(() => page.getByText('Fichier : planning-lyon.csv').count()).toBe(1);
+    expect(await page.getByText('1 stage(s) créé(s)').count()).toBe(1);
+    await check('import-upload-preview');
+    await page.getByRole('button', { name: 'Confirmer l’import' }).click();
+    await expect.poll(() => page.getByText('Import appliqué').count()).toBe(1);
+    expect((await t.app.inject('/api/stages/10000000-0000-4000-8000-0000000000d2')).json().priceEuros).toBe(239);
     await page.goto(`${base}/espace-centre`);
 
     await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
