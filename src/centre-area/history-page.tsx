@@ -2,6 +2,7 @@ import type { Membership } from '../accounts/users.js';
 import { formatPrice } from '../catalogue/price.js';
 import { frenchDate, frenchTime } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { may } from './access.js';
 
 export const historyPath = (centreId: string) => `/espace-centre/centres/${centreId}/historique`;
 
@@ -27,6 +28,9 @@ export interface HistoryPageProps {
   /** What each row's record is, by its id: a session's date, a reservation's reference. */
   sessions: ReadonlyMap<string, { day1: string; startTime: string }>;
   reservations: ReadonlyMap<string, string>;
+  /** Team members' emails and API keys' names, by id (only on the owner's page). */
+  members: ReadonlyMap<string, string>;
+  keys: ReadonlyMap<string, string>;
   /** The `avant` of the next (older) page, when there is one. */
   next?: string | undefined;
   /** Whether this page is an older one (a link back to the newest). */
@@ -73,11 +77,18 @@ const FIELDS: Record<string, Record<string, string>> = {
     suspended: 'suspendu',
   },
   reservation: { status: 'état', paid: 'payée' },
+  member: { role: 'rôle' },
+  api_key: { created: 'création', name: 'nom', role: 'rôle', revoked: 'révoquée' },
 };
 
 const STATUSES: Record<string, Record<string, string>> = {
   session: { scheduled: 'programmé', cancelled: 'annulé' },
   reservation: { pending: 'en attente', confirmed: 'confirmée', cancelled: 'annulée' },
+};
+
+const ROLES: Record<string, Record<string, string>> = {
+  member: { owner: 'responsable', staff: 'équipe' },
+  api_key: { partner: 'partenaire (ce centre)', admin: 'exploitant' },
 };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -93,6 +104,7 @@ function valueText(entity: string, field: string, value: unknown, instant: Insta
   if (value === null || value === undefined || value === '') return '—';
   const text = String(value);
   if (field === 'status') return STATUSES[entity]?.[text] ?? text;
+  if (field === 'role') return ROLES[entity]?.[text] ?? text;
   if (DATE_FIELDS.has(field) && DAY.test(text)) return frenchDate(text);
   if (field === 'priceEuros' && Number.isFinite(Number(text))) return formatPrice(Number(text));
   if (INSTANT.test(text)) return instant(new Date(text));
@@ -144,6 +156,14 @@ function recordText(row: HistoryRow, props: HistoryPageProps): string {
       const reference = props.reservations.get(row.entityId);
       return reference ? `Réservation ${reference}` : 'Une réservation';
     }
+    case 'member': {
+      const email = props.members.get(row.entityId);
+      return email ? `Membre ${email}` : 'Un membre';
+    }
+    case 'api_key': {
+      const name = props.keys.get(row.entityId);
+      return name ? `Clé d’API « ${name} »` : 'Une clé d’API';
+    }
     default:
       return row.entity;
   }
@@ -173,7 +193,8 @@ export function HistoryPage(props: HistoryPageProps) {
       </p>
       <h1>Historique de {m.centreName}</h1>
       <p>
-        Chaque changement du centre, de ses stages et de ses réservations : quand, par qui (un membre de l’équipe, une
+        Chaque changement du centre, de ses stages et de ses réservations
+        {may(m.role, 'team') ? ', de son équipe et de ses clés d’API' : ''} : quand, par qui (un membre de l’équipe, une
         clé d’API, la ligne de commande ou le site), et la valeur avant → après. Le plus récent d’abord, gardé un an.
         Les coordonnées des personnes inscrites n’y figurent jamais : voyez les réservations de chaque stage.
       </p>

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { centreTeam } from '../../src/accounts/team.js';
 import { grantRole } from '../../src/accounts/users.js';
+import { listApiKeys } from '../../src/admin/api-keys.js';
 import { frenchDate, frenchTime } from '../../src/web/format.js';
 import { Browser, signIn } from '../helpers/accounts.js';
 import { keysFor } from '../helpers/admin-keys.js';
@@ -197,5 +199,87 @@ describe('the centre’s history page', () => {
     const wrong = await owner.get(`${lyonHistory}?avant=hier`);
     expect(wrong.statusCode).toBe(303);
     expect(wrong.headers.location).toBe(lyonHistory);
+  });
+
+  it('records a member invited and removed and a key created and revoked in the area, for the owner’s eyes', async () => {
+    const owner = await signIn(t.app, OWNER);
+    const team = `/espace-centre/centres/${CENTRES.lyon.id}/equipe`;
+    const keysPage = `/espace-centre/centres/${CENTRES.lyon.id}/cles`;
+    const before = (await apiHistory(CENTRES.lyon.id)).length;
+
+    // A forged form changes nothing and records nothing.
+    expect((await owner.post(team, { _csrf: 'forged-token-forged-tok', email: 'faux@example.org' })).statusCode).toBe(
+      403,
+    );
+    expect((await owner.post(keysPage, { name: 'Forgée' })).statusCode).toBe(403);
+    expect(await apiHistory(CENTRES.lyon.id)).toHaveLength(before);
+
+    const invited = await owner.post(team, {
+      _csrf: Browser.token((await owner.get(team)).body),
+      email: 'nouvelle@centre-lyon.example',
+    });
+    expect(invited.statusCode).toBe(201);
+    const member = (await centreTeam(t.app.database.db, CENTRES.lyon.id)).find(
+      (m) => m.email === 'nouvelle@centre-lyon.example',
+    );
+    const removed = await owner.post(`${team}/${member?.userId}/retirer`, {
+      _csrf: Browser.token((await owner.get(team)).body),
+    });
+    expect(removed.statusCode).toBe(303);
+    const created = await owner.post(keysPage, {
+      _csrf: Browser.token((await owner.get(keysPage)).body),
+      name: 'Logiciel de planning',
+    });
+    expect(created.statusCode).toBe(201);
+    const secret = /<code id="key"[^>]*>(sk_[^<]+)<\/code>/.exec(created.body)?.[1] as string;
+    const [key] = await listApiKeys(t.app.database.db, { centreId: CENTRES.lyon.id });
+    expect(key?.name).toBe('Logiciel de planning');
+    const revoked = await owner.post(`${keysPage}/${key?.id}/revoquer`, {
+      _csrf: Browser.token((await owner.get(keysPage)).body),
+    });
+    expect(revoked.statusCode).toBe(303);
+
+    const page = await owner.get(lyonHistory);
+    const [keyRevoked, keyCreated, memberRemoved, memberInvited] = entries(page.body);
+    expect(keyRevoked?.text).toContain('Clé d’API « Logiciel de planning » · révoquée : non → oui');
+    expect(keyCreated?.text).toContain(
+      'Clé d’API « Logiciel de planning » · création : nom : Logiciel de planning · rôle : partenaire (ce centre)',
+    );
+    expect(memberRemoved?.text).toContain('Membre nouvelle@centre-lyon.example · rôle : équipe → —');
+    expect(memberInvited?.text).toContain('Membre nouvelle@centre-lyon.example · rôle : — → équipe');
+    for (const e of [keyRevoked, keyCreated, memberRemoved, memberInvited]) expect(e?.text).toContain(`par ${OWNER}`);
+    expect(page.body).not.toContain(secret);
+    expect(page.body).not.toContain(secret.split('_')[2]);
+
+    // The API gives the centre's partner key the same entries, each once, with the user as actor.
+    const api = await t.app.inject({ url: '/api/admin/history?limit=4', headers: keys.partner });
+    expect(api.statusCode).toBe(200);
+    expect(
+      api
+        .json()
+        .data.map((e: { entity: string; field: string; actor: { kind: string; label: string } }) => [
+          e.entity,
+          e.field,
+          e.actor.kind,
+          e.actor.label,
+        ]),
+    ).toEqual([
+      ['api_key', 'revoked', 'user', OWNER],
+      ['api_key', 'created', 'user', OWNER],
+      ['member', 'role', 'user', OWNER],
+      ['member', 'role', 'user', OWNER],
+    ]);
+    expect(api.json().data[0].entityId).toBe(key?.id);
+    expect(api.json().data[3].entityId).toBe(member?.userId);
+    expect(JSON.stringify(api.json())).not.toContain(secret.split('_')[2]);
+
+    // Staff see the sessions' and bookings' changes, not the team's nor the keys' (the owner's parts).
+    const staffPage = await (await signIn(t.app, STAFF)).get(lyonHistory);
+    expect(staffPage.statusCode).toBe(200);
+    const staffSees = entries(staffPage.body).map((e) => e.id);
+    expect(staffSees.length).toBeGreaterThan(0);
+    for (const e of entries(page.body).slice(0, 4)) expect(staffSees).not.toContain(e.id);
+    expect(staffPage.body).not.toContain('nouvelle@centre-lyon.example');
+    expect(staffPage.body).not.toContain('Logiciel de planning');
   });
 });

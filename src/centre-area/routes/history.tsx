@@ -4,12 +4,13 @@ import { instantOf } from '../../admin/routes/query.js';
 import { departmentByCode } from '../../catalogue/geography.js';
 import { METROPOLITAN_TIME_ZONE } from '../../core/clock.js';
 import type { Db } from '../../db/connect.js';
-import { centres, reservations, stageSessions } from '../../db/schema.js';
+import { apiKeys, centres, reservations, stageSessions, users } from '../../db/schema.js';
+import { HISTORY_ENTITIES, type HistoryEntity } from '../../history/changes.js';
 import { listHistory } from '../../history/list.js';
 import { siteInfo } from '../../web/layout.js';
 import { privateHtml } from '../../web/private-page.js';
 import { renderPage } from '../../web/render.js';
-import { requirePart } from '../access.js';
+import { may, requirePart } from '../access.js';
 import { areaUser } from '../context.js';
 import { HistoryPage, historyPath } from '../history-page.js';
 
@@ -27,8 +28,27 @@ function cursorOf(text: unknown): { at: Date; id: string } | undefined {
   return at && UUID.test(id) ? { at, id } : undefined;
 }
 
-/** The centre's sessions and reservations named by these ids: their date, their reference. */
-async function recordsOf(db: Db, centreId: string, sessionIds: string[], reservationIds: string[]) {
+/** What each kind of record's changes are shown to: a team's and keys' to whoever may use those parts. */
+const PART_OF: Partial<Record<HistoryEntity, 'team' | 'keys'>> = { member: 'team', api_key: 'keys' };
+
+/**
+ * The centre's sessions, reservations, members and keys named by these ids: a session's date, a
+ * reservation's reference, a member's email, a key's name.
+ */
+async function recordsOf(
+  db: Db,
+  centreId: string,
+  ids: (entity: HistoryEntity) => string[],
+): Promise<{
+  sessions: Map<string, { day1: string; startTime: string }>;
+  reservations: Map<string, string>;
+  members: Map<string, string>;
+  keys: Map<string, string>;
+}> {
+  const sessionIds = ids('session');
+  const reservationIds = ids('reservation');
+  const memberIds = ids('member');
+  const keyIds = ids('api_key');
   const sessions = sessionIds.length
     ? await db
         .select({ id: stageSessions.id, day1: stageSessions.day1, startTime: stageSessions.startTime })
@@ -41,9 +61,20 @@ async function recordsOf(db: Db, centreId: string, sessionIds: string[], reserva
         .from(reservations)
         .where(and(eq(reservations.centreId, centreId), inArray(reservations.id, reservationIds)))
     : [];
+  const people = memberIds.length
+    ? await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, memberIds))
+    : [];
+  const named = keyIds.length
+    ? await db
+        .select({ id: apiKeys.id, name: apiKeys.name })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.centreId, centreId), inArray(apiKeys.id, keyIds)))
+    : [];
   return {
     sessions: new Map(sessions.map((s) => [s.id, { day1: s.day1, startTime: s.startTime }])),
     reservations: new Map(booked.map((r) => [r.id, r.reference])),
+    members: new Map(people.map((p) => [p.id, p.email])),
+    keys: new Map(named.map((k) => [k.id, k.name])),
   };
 }
 
@@ -66,9 +97,14 @@ export function historyRoute(app: FastifyInstance): void {
     // A cursor that is not one: the newest page, as a link from an old bookmark would expect.
     if (query.avant !== undefined && !before)
       return reply.header('cache-control', 'no-store').redirect(historyPath(centreId), 303);
-    const rows = await listHistory(db, { centreId, before, limit: HISTORY_PAGE_SIZE });
-    const ids = (entity: string) => [...new Set(rows.filter((r) => r.entity === entity).map((r) => r.entityId))];
-    const { sessions, reservations: booked } = await recordsOf(db, centreId, ids('session'), ids('reservation'));
+    // Staff do not see the team's and the keys' changes: those parts are the owner's (ROLE_MATRIX).
+    const entities = HISTORY_ENTITIES.filter((e) => {
+      const part = PART_OF[e];
+      return part === undefined || may(membership.role, part);
+    });
+    const rows = await listHistory(db, { centreId, entities, before, limit: HISTORY_PAGE_SIZE });
+    const ids = (entity: HistoryEntity) => [...new Set(rows.filter((r) => r.entity === entity).map((r) => r.entityId))];
+    const records = await recordsOf(db, centreId, ids);
     const [centre] = await db.select({ deptCode: centres.deptCode }).from(centres).where(eq(centres.id, centreId));
     const timeZone = (centre && departmentByCode(centre.deptCode)?.timeZone) ?? METROPOLITAN_TIME_ZONE;
     const last = rows.at(-1);
@@ -82,8 +118,7 @@ export function historyRoute(app: FastifyInstance): void {
           membership={membership}
           timeZone={timeZone}
           rows={rows}
-          sessions={sessions}
-          reservations={booked}
+          {...records}
           next={next}
           older={before !== undefined}
         />,
