@@ -35,9 +35,6 @@ const PRUNE_EVERY_MS = 3_600_000;
 // Forms of one or two short fields.
 const FORM_BODY_LIMIT = 4 * 1024;
 
-/** Where a sign-in leads. */
-export const AREA_HOME = '/espace-centre';
-
 const GUARD_REFUSED =
   'Ce formulaire n’a pas pu être vérifié (envoyé depuis un autre site, cookies bloqués, ou page ouverte depuis longtemps) : rien n’a été fait. Envoyez-le à nouveau ci-dessous.';
 const EXPIRED = 'Ce lien a déjà servi, a expiré (il est valable 15 minutes) ou n’a jamais existé.';
@@ -163,7 +160,7 @@ export async function registerAccounts(app: FastifyInstance): Promise<void> {
           />,
         );
       cookie.set(reply, result.sessionId);
-      return reply.header('cache-control', 'no-store').redirect(AREA_HOME, 303);
+      return reply.header('cache-control', 'no-store').redirect(result.home, 303);
     });
 
     scope.post('/deconnexion', noStore, async (request, reply) => {

@@ -3,7 +3,7 @@ import type { Tx } from '../db/write.js';
 import { queueMail } from '../mail/outbox.js';
 import { closeSession, openSession } from './sessions.js';
 import { createSignInLink, LINK_LIFETIME_MS, spendSignInLink } from './sign-in-links.js';
-import { userById, userIdForEmail } from './users.js';
+import { type User, userById, userIdForEmail } from './users.js';
 
 /** The path of a sign-in link's page. */
 export function signInLinkPath(token: string): string {
@@ -46,7 +46,24 @@ export async function sendSignInLink(
   });
 }
 
-export type SignInResult = { kind: 'signed-in'; sessionId: string } | { kind: 'invalid' } | { kind: 'disabled' };
+export type SignInResult =
+  | { kind: 'signed-in'; sessionId: string; home: string }
+  | { kind: 'invalid' }
+  | { kind: 'disabled' };
+
+/** The centres' area: where a sign-in leads a member of a centre, and anyone with no role. */
+export const AREA_HOME = '/espace-centre';
+/** The operators' area: where an admin with no centre role lands. */
+export const OPERATOR_HOME = '/administration';
+
+/**
+ * Where a user lands after signing in: an admin with no centre role in the operators' area; anyone
+ * with a centre role (an admin too: the centres' area links to the operators') or no role at all in
+ * the centres' area.
+ */
+export function homeOf(user: Pick<User, 'admin' | 'memberships'>): string {
+  return user.admin && user.memberships.length === 0 ? OPERATOR_HOME : AREA_HOME;
+}
 
 /**
  * Spends a link and opens a session for its email's user (made now if it is the email's first
@@ -65,7 +82,11 @@ export async function signInWithLink(
     const user = await userById(tx as Tx, userId);
     // The link stays spent: a disabled user's links are worth nothing.
     if (user?.disabled) return { kind: 'disabled' };
-    return { kind: 'signed-in', sessionId: await openSession(tx as Tx, userId, now) };
+    return {
+      kind: 'signed-in',
+      sessionId: await openSession(tx as Tx, userId, now),
+      home: user ? homeOf(user) : AREA_HOME,
+    };
   });
   if (result.kind === 'signed-in' && previousSessionId) await closeSession(db, previousSessionId);
   return result;

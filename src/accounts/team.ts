@@ -2,6 +2,8 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/connect.js';
 import { centreMembers, users } from '../db/schema.js';
 import type { Tx } from '../db/write.js';
+import type { Actor } from '../history/actor.js';
+import { recordChanges } from '../history/record.js';
 import { queueMail } from '../mail/outbox.js';
 import { signInLinkPath } from './sign-in.js';
 import { createSignInLink, LINK_LIFETIME_MS } from './sign-in-links.js';
@@ -44,8 +46,8 @@ export type InviteResult = { kind: 'invited'; mailed: boolean } | { kind: 'alrea
 /**
  * Makes `email` staff of the centre (the user made if needed) and, with mail, emails them the
  * normal sign-in link (one-time, 15 minutes) saying who invited them to which centre: one
- * transaction, so the email goes out if and only if the role was given. An existing member keeps
- * their role.
+ * transaction, so the email goes out if and only if the role was given, and the centre's history
+ * says who gave it (entity `member`, the user's id, field `role`). An existing member keeps their role.
  */
 export async function inviteStaff(
   db: Db,
@@ -56,7 +58,7 @@ export async function inviteStaff(
     invitedBy: string;
     now: Date;
   },
-  options: { baseUrl: string; platformName: string; mail: boolean },
+  options: { baseUrl: string; platformName: string; mail: boolean; actor: Actor },
 ): Promise<InviteResult> {
   return db.transaction(async (t) => {
     const tx = t as Tx;
@@ -73,6 +75,16 @@ export async function inviteStaff(
         .where(and(eq(centreMembers.userId, userId), eq(centreMembers.centreId, invite.centreId)));
       return { kind: 'already-member', role: (member?.role ?? 'staff') as CentreRole };
     }
+    await recordChanges(tx, options.actor, [
+      {
+        centreId: invite.centreId,
+        entity: 'member',
+        entityId: userId,
+        field: 'role',
+        oldValue: null,
+        newValue: 'staff',
+      },
+    ]);
     if (!options.mail) return { kind: 'invited', mailed: false };
     const token = await createSignInLink(tx, invite.email, invite.now);
     const url = `${options.baseUrl}${signInLinkPath(token)}`;
@@ -105,9 +117,9 @@ export type RemoveResult = 'removed' | 'not-member' | 'last-owner';
  * Ends a member's role in the centre. Their open sessions lose the centre at their next request,
  * on every instance (memberships are read with the session). The centre's last owner cannot be
  * removed: the centre's owners are locked first, so that two owners removing each other at once
- * cannot leave none.
+ * cannot leave none. Written in the centre's history, in the same transaction, as `actor`'s.
  */
-export async function removeMember(db: Db, centreId: string, userId: string): Promise<RemoveResult> {
+export async function removeMember(db: Db, centreId: string, userId: string, actor: Actor): Promise<RemoveResult> {
   return db.transaction(async (t) => {
     const tx = t as Tx;
     const owners = await tx
@@ -119,7 +131,12 @@ export async function removeMember(db: Db, centreId: string, userId: string): Pr
     const removed = await tx
       .delete(centreMembers)
       .where(and(eq(centreMembers.centreId, centreId), eq(centreMembers.userId, userId)))
-      .returning({ userId: centreMembers.userId });
-    return removed.length > 0 ? 'removed' : 'not-member';
+      .returning({ userId: centreMembers.userId, role: centreMembers.role });
+    const [gone] = removed;
+    if (!gone) return 'not-member';
+    await recordChanges(tx, actor, [
+      { centreId, entity: 'member', entityId: userId, field: 'role', oldValue: gone.role, newValue: null },
+    ]);
+    return 'removed';
   });
 }

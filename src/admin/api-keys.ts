@@ -3,6 +3,9 @@ import { and, desc, eq, isNull } from 'drizzle-orm';
 import { hashSecret, secretMatches } from '../auth/secrets.js';
 import type { Db } from '../db/connect.js';
 import { apiKeys } from '../db/schema.js';
+import type { Tx } from '../db/write.js';
+import type { Actor } from '../history/actor.js';
+import { recordChanges } from '../history/record.js';
 
 export type ApiKeyRole = 'admin' | 'partner';
 
@@ -32,18 +35,37 @@ export function parseApiKey(presented: string): { id: string; secret: string } |
   return m ? { id: m[1] as string, secret: m[2] as string } : undefined;
 }
 
+/**
+ * Makes a key. With an actor, a centre's key is written in that centre's history in the same
+ * transaction (entity `api_key`, field `created`: its name and role, never its secret).
+ */
 export async function createApiKey(
   db: Db,
   input: { name: string; role: ApiKeyRole; centreId: string | null },
+  actor?: Actor,
 ): Promise<{ key: string; identity: ApiKeyIdentity }> {
   const id = randomBytes(8).toString('hex');
   const secret = randomBytes(32).toString('base64url');
-  await db.insert(apiKeys).values({
-    id,
-    name: input.name,
-    role: input.role,
-    centreId: input.centreId,
-    secretHash: hashSecret(secret),
+  await db.transaction(async (t) => {
+    const tx = t as Tx;
+    await tx.insert(apiKeys).values({
+      id,
+      name: input.name,
+      role: input.role,
+      centreId: input.centreId,
+      secretHash: hashSecret(secret),
+    });
+    if (actor && input.centreId !== null)
+      await recordChanges(tx, actor, [
+        {
+          centreId: input.centreId,
+          entity: 'api_key',
+          entityId: id,
+          field: 'created',
+          oldValue: null,
+          newValue: JSON.stringify({ name: input.name, role: input.role }),
+        },
+      ]);
   });
   return { key: `sk_${id}_${secret}`, identity: { id, ...input } };
 }
@@ -81,19 +103,41 @@ export async function listApiKeys(db: Db, scope: { centreId?: string } = {}): Pr
 
 /**
  * Revokes a key at once, for every instance; with a centre, only that centre's key. False when no
- * such key is active.
+ * such key is active. With an actor, a centre's key's revocation is written in that centre's
+ * history in the same transaction (entity `api_key`, field `revoked`).
  */
-export async function revokeApiKey(db: Db, id: string, now: Date, scope: { centreId?: string } = {}): Promise<boolean> {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: now })
-    .where(
-      and(
-        eq(apiKeys.id, id),
-        isNull(apiKeys.revokedAt),
-        scope.centreId === undefined ? undefined : eq(apiKeys.centreId, scope.centreId),
-      ),
-    )
-    .returning({ id: apiKeys.id });
-  return rows.length > 0;
+export async function revokeApiKey(
+  db: Db,
+  id: string,
+  now: Date,
+  scope: { centreId?: string } = {},
+  actor?: Actor,
+): Promise<boolean> {
+  return db.transaction(async (t) => {
+    const tx = t as Tx;
+    const rows = await tx
+      .update(apiKeys)
+      .set({ revokedAt: now })
+      .where(
+        and(
+          eq(apiKeys.id, id),
+          isNull(apiKeys.revokedAt),
+          scope.centreId === undefined ? undefined : eq(apiKeys.centreId, scope.centreId),
+        ),
+      )
+      .returning({ id: apiKeys.id, centreId: apiKeys.centreId });
+    const [row] = rows;
+    if (actor && row?.centreId)
+      await recordChanges(tx, actor, [
+        {
+          centreId: row.centreId,
+          entity: 'api_key',
+          entityId: row.id,
+          field: 'revoked',
+          oldValue: 'no',
+          newValue: 'yes',
+        },
+      ]);
+    return rows.length > 0;
+  });
 }

@@ -23,6 +23,11 @@ export const ROLE_MATRIX = {
   sessionEdit: ['owner', 'staff'],
   /** A file's sessions, previewed by the import's dry run, then applied. */
   import: ['owner', 'staff'],
+  /**
+   * Who changed what and when, old → new (the centre, its sessions, its reservations by reference):
+   * staff too, since they keep the places and bookings that others (a key, a colleague) also change.
+   */
+  history: ['owner', 'staff'],
   webhooks: ['owner'],
   details: ['owner'],
   team: ['owner'],

@@ -5,6 +5,7 @@ import { Layout, type SiteInfo } from '../web/layout.js';
 import { type AreaPart, may } from './access.js';
 import { detailsPath } from './details-page.js';
 import { editPath } from './edit-session-page.js';
+import { historyPath } from './history-page.js';
 import { importPath } from './import-page.js';
 import { keysPath } from './keys-page.js';
 import { type AreaSession, atRisk } from './repository.js';
@@ -92,6 +93,7 @@ const CENTRE_PARTS: { part: AreaPart; path: (centreId: string) => string; label:
   { part: 'team', path: teamPath, label: 'Équipe' },
   { part: 'keys', path: keysPath, label: 'Clés d’API' },
   { part: 'webhooks', path: webhooksPath, label: 'Webhooks' },
+  { part: 'history', path: historyPath, label: 'Historique' },
 ];
 
 function CentreLinks({ membership: m }: { membership: Membership }) {

@@ -7,6 +7,7 @@ import { cancelSessionRoute } from './routes/cancel-session.js';
 import { dashboardRoute } from './routes/dashboard.js';
 import { detailsRoute } from './routes/details.js';
 import { editSessionRoute } from './routes/edit-session.js';
+import { historyRoute } from './routes/history.js';
 import { importRoute } from './routes/import.js';
 import { keysRoute } from './routes/keys.js';
 import { newSessionRoute } from './routes/new-session.js';
@@ -59,5 +60,6 @@ export async function registerCentreArea(app: FastifyInstance): Promise<void> {
     detailsRoute(scope, context);
     teamRoute(scope, context);
     keysRoute(scope, context);
+    historyRoute(scope);
   });
 }

@@ -539,7 +539,8 @@ export const webhookDeliveries = pgTable(
 /**
  * The centres' history: who changed what and when, one row per changed field, written in the
  * transaction of the change (src/history/). Values are text as the admin API names them; a
- * reservation's rows carry its status only, never the person's details. Kept a year
+ * reservation's rows carry its status only, never the person's details; a team member's, their role
+ * (the id is the user's); an API key's, its creation and revocation (never its secret). Kept a year
  * (HISTORY_KEEP_DAYS), pruned by the instances' prune loop (catalogue/catalogue.ts).
  */
 export const changeHistory = pgTable(
@@ -550,7 +551,8 @@ export const changeHistory = pgTable(
     /** No foreign key: a centre's history outlives nothing it describes, and never blocks a delete. */
     centreId: uuid('centre_id').notNull(),
     entity: text('entity').notNull(),
-    entityId: uuid('entity_id').notNull(),
+    /** A record's id: a UUID, or an API key's 16 hexadecimal digits. */
+    entityId: text('entity_id').notNull(),
     field: text('field').notNull(),
     oldValue: text('old_value'),
     newValue: text('new_value'),
@@ -563,7 +565,7 @@ export const changeHistory = pgTable(
     index('change_history_centre_idx').on(t.centreId, t.at, t.id),
     index('change_history_entity_idx').on(t.entityId, t.at, t.id),
     index('change_history_at_idx').on(t.at, t.id),
-    check('change_history_entity', sql`${t.entity} in ('centre', 'session', 'reservation')`),
+    check('change_history_entity', sql`${t.entity} in ('centre', 'session', 'reservation', 'member', 'api_key')`),
     check('change_history_actor_kind', sql`${t.actorKind} in ('api_key', 'user', 'cli', 'site', 'system')`),
   ],
 );

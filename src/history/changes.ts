@@ -6,7 +6,9 @@ import type { centres, stageSessions } from '../db/schema.js';
  * heldHere moves with bookings, and updatedAt with every write.
  */
 
-export type HistoryEntity = 'centre' | 'session' | 'reservation';
+export const HISTORY_ENTITIES = ['centre', 'session', 'reservation', 'member', 'api_key'] as const;
+/** What a change is of: a centre, a session, a reservation; a member of its team, one of its API keys. */
+export type HistoryEntity = (typeof HISTORY_ENTITIES)[number];
 
 /** One changed field of one record. */
 export interface Change {

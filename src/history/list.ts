@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/connect.js';
 import { changeHistory } from '../db/schema.js';
 import type { HistoryEntity } from './changes.js';
@@ -6,6 +6,8 @@ import type { HistoryEntity } from './changes.js';
 export interface HistoryFilter {
   centreId?: string | undefined;
   entity?: HistoryEntity | undefined;
+  /** Only these kinds of record (a page that may not show them all). */
+  entities?: readonly HistoryEntity[] | undefined;
   entityId?: string | undefined;
   /** Rows after this one in (at desc, id desc) order: the cursor of the previous page. */
   before?: { at: Date; id: string } | undefined;
@@ -20,6 +22,7 @@ export async function listHistory(db: Db, filter: HistoryFilter) {
   const conditions: (SQL | undefined)[] = [
     filter.centreId ? eq(changeHistory.centreId, filter.centreId) : undefined,
     filter.entity ? eq(changeHistory.entity, filter.entity) : undefined,
+    filter.entities ? inArray(changeHistory.entity, [...filter.entities]) : undefined,
     filter.entityId ? eq(changeHistory.entityId, filter.entityId) : undefined,
     filter.before
       ? sql`(${AT_MS}, ${changeHistory.id}) < (${filter.before.at.toISOString()}::timestamptz, ${filter.before.id}::uuid)`

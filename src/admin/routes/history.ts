@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { instantOf } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';
+import { HISTORY_ENTITIES, type HistoryEntity } from '../../history/changes.js';
 import { listHistory } from '../../history/list.js';
 import { problemResponse } from '../../http/problem.js';
 import { uuidField } from '../schemas.js';
@@ -12,7 +13,7 @@ const ListQuery = z.object({
   centreId: z.preprocess(blank, uuidField('centreId').optional()),
   entity: z.preprocess(
     blank,
-    z.enum(['centre', 'session', 'reservation'], { error: 'entity must be centre, session or reservation' }).optional(),
+    z.enum(HISTORY_ENTITIES, { error: 'entity must be centre, session, reservation, member or api_key' }).optional(),
   ),
   entityId: z.preprocess(blank, uuidField('entityId').optional()),
   limit: limitQuery(500, 100),
@@ -24,9 +25,15 @@ const HistoryEntrySchema = z
     id: z.uuid(),
     at: z.iso.datetime().describe('When the change was committed (its transaction’s time).'),
     centreId: z.uuid(),
-    entity: z.enum(['centre', 'session', 'reservation']),
-    entityId: z.uuid(),
-    field: z.string().describe('The field as the admin API names it (priceEuros, spotsAvailable, status…).'),
+    entity: z.enum(HISTORY_ENTITIES),
+    entityId: z
+      .string()
+      .describe('The record’s id: a UUID (a member’s is their user id), or an API key’s 16 hexadecimal digits.'),
+    field: z
+      .string()
+      .describe(
+        'The field as the admin API names it (priceEuros, spotsAvailable, status…); a member’s `role`, an API key’s `created` and `revoked`.',
+      ),
     oldValue: z.string().nullable().describe('Before, as text; null when the record was created or the field empty.'),
     newValue: z.string().nullable(),
     actor: z.object({
@@ -35,7 +42,10 @@ const HistoryEntrySchema = z
       label: z.string().nullable().describe('The API key’s name, or “command line”.'),
     }),
   })
-  .meta({ id: 'HistoryEntry', description: 'One changed field of a centre, session or reservation.' });
+  .meta({
+    id: 'HistoryEntry',
+    description: 'One changed field of a centre, session or reservation, or of a team member or API key of the centre.',
+  });
 
 /** GET /api/admin/history: who changed what and when, newest first; a partner key sees its own centre. */
 export const historyRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -47,7 +57,7 @@ export const historyRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'adminListHistory',
         summary: 'The history of changes: who changed what and when, newest first',
         description:
-          'One entry per changed field of a centre, session or reservation written through the admin API or the command line, with the old and new values and who wrote it (an API key, the command line). A reservation’s entries are its status only. Kept a year. Filter by `centreId`, `entity`, `entityId`; `limit` per page and `nextCursor` as `cursor` for the next one. A partner key sees its own centre only.',
+          'One entry per changed field of a centre, session or reservation written through the admin API, the command line or the centres’ area, and each team member given or losing a role and partner API key created or revoked there, with the old and new values and who wrote it (an API key, the command line). A reservation’s entries are its status only. Kept a year. Filter by `centreId`, `entity`, `entityId`; `limit` per page and `nextCursor` as `cursor` for the next one. A partner key sees its own centre only.',
         tags: TAGS,
         security: ADMIN_SECURITY,
         querystring: ListQuery,
@@ -76,7 +86,7 @@ export const historyRoutes: FastifyPluginAsyncZod = async (app) => {
         id: r.id,
         at: r.at.toISOString(),
         centreId: r.centreId,
-        entity: r.entity as 'centre' | 'session' | 'reservation',
+        entity: r.entity as HistoryEntity,
         entityId: r.entityId,
         field: r.field,
         oldValue: r.oldValue,

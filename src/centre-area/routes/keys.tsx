@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Membership } from '../../accounts/users.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../admin/api-keys.js';
 import { ONE_LINE } from '../../admin/schemas.js';
+import { userActor } from '../../history/actor.js';
 import { siteInfo } from '../../web/layout.js';
 import { privateHtml } from '../../web/private-page.js';
 import { renderPage } from '../../web/render.js';
@@ -73,7 +74,11 @@ export function keysRoute(app: FastifyInstance, context: AreaContext): void {
         name: typed,
         errors: [{ field: 'name', message: NAME_INVALID }],
       });
-    const { key, identity } = await createApiKey(db, { name, role: 'partner', centreId: membership.centreId });
+    const { key, identity } = await createApiKey(
+      db,
+      { name, role: 'partner', centreId: membership.centreId },
+      userActor(areaUser(request)),
+    );
     request.log.info(
       { key: identity.id, centre: membership.centreId, user: areaUser(request).id },
       'centre area: API key created',
@@ -95,7 +100,13 @@ export function keysRoute(app: FastifyInstance, context: AreaContext): void {
       if (!found) return refusalPage(request, reply, 404, 'Page introuvable', NOT_YOURS);
       if (!context.formOk(request, form)) return page(request, reply, membership, 403, { problem: GUARD_REFUSED });
       if (found.revokedAt) return page(request, reply, membership, 409, { problem: 'Cette clé est déjà révoquée.' });
-      await revokeApiKey(db, found.id, app.clock.now(), { centreId: membership.centreId });
+      await revokeApiKey(
+        db,
+        found.id,
+        app.clock.now(),
+        { centreId: membership.centreId },
+        userActor(areaUser(request)),
+      );
       request.log.info(
         { key: found.id, centre: membership.centreId, user: areaUser(request).id },
         'centre area: API key revoked',

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { centreTeam, inviteStaff, removeMember } from '../../accounts/team.js';
 import { type Membership, normaliseEmail } from '../../accounts/users.js';
 import { UUID } from '../../core/uuid.js';
+import { userActor } from '../../history/actor.js';
 import { sendsMail } from '../../mail/transport.js';
 import { siteInfo } from '../../web/layout.js';
 import { privateHtml } from '../../web/private-page.js';
@@ -85,7 +86,7 @@ export function teamRoute(app: FastifyInstance, context: AreaContext): void {
         invitedBy: user.email,
         now: app.clock.now(),
       },
-      { baseUrl: site.baseUrl, platformName: site.name, mail },
+      { baseUrl: site.baseUrl, platformName: site.name, mail, actor: userActor(user) },
     );
     if (result.kind === 'already-member')
       return page(request, reply, membership, 409, {
@@ -113,10 +114,10 @@ export function teamRoute(app: FastifyInstance, context: AreaContext): void {
       if (!UUID.test(userId) || !members.some((m) => m.userId === userId))
         return refusalPage(request, reply, 404, 'Page introuvable', NOT_YOURS);
       if (!context.formOk(request, form)) return page(request, reply, membership, 403, { problem: GUARD_REFUSED });
-      const result = await removeMember(db, membership.centreId, userId);
+      const user = areaUser(request);
+      const result = await removeMember(db, membership.centreId, userId, userActor(user));
       if (result === 'last-owner') return page(request, reply, membership, 409, { problem: LAST_OWNER });
       if (result === 'not-member') return refusalPage(request, reply, 404, 'Page introuvable', NOT_YOURS);
-      const user = areaUser(request);
       request.log.info({ centre: membership.centreId, user: user.id, removed: userId }, 'centre area: member removed');
       // An owner who removed themselves has no access to the team page any more.
       const to = userId === user.id ? '/espace-centre' : `${teamPath(membership.centreId)}?retire=1`;

@@ -1,4 +1,5 @@
 import { createApiKey } from '../../admin/api-keys.js';
+import { CLI_ACTOR } from '../../history/actor.js';
 import { type Command, UsageError } from '../command.js';
 import { findCentre } from '../find-centre.js';
 
@@ -19,7 +20,7 @@ export const apikeyCreate: Command = {
       if (!centre) throw new UsageError(`No centre has the slug or id "${values.centre}".`);
       centreId = centre.id;
     } else if (values.centre !== undefined) throw new UsageError('--centre is for partner keys only');
-    const { key, identity } = await createApiKey(database.db, { name, role, centreId });
+    const { key, identity } = await createApiKey(database.db, { name, role, centreId }, CLI_ACTOR);
     return [
       `Created ${role} key ${identity.id} ("${name}")${centreId ? ` for centre ${centreId}` : ''}.`,
       'The key is shown once; store it now (only its hash is kept):',

@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiKeyListing, createApiKey, listApiKeys, revokeApiKey } from '../../admin/api-keys.js';
 import { ONE_LINE } from '../../admin/schemas.js';
 import { findCentre } from '../../cli/find-centre.js';
+import { userActor } from '../../history/actor.js';
 import { Field, type FieldError } from '../../web/field.js';
 import type { SiteInfo } from '../../web/layout.js';
-import { GUARD_REFUSED, type OperatorContext } from '../context.js';
+import { GUARD_REFUSED, type OperatorContext, operator } from '../context.js';
 import { Csrf, type Messages, OperatorLayout, PATHS, when } from '../layout.js';
 
 interface KeysPageProps {
@@ -130,7 +131,11 @@ export function keysRoutes(app: FastifyInstance, context: OperatorContext): void
       centreId = centre?.id ?? null;
     }
     if (errors.length > 0) return page(request, reply, 400, { errors, values });
-    const { key } = await createApiKey(db, { name: values.name, role: values.role as 'admin' | 'partner', centreId });
+    const { key } = await createApiKey(
+      db,
+      { name: values.name, role: values.role as 'admin' | 'partner', centreId },
+      userActor(operator(request)),
+    );
     return page(request, reply, 201, { created: key, messages: { notice: 'La clé est créée.' } });
   });
 
@@ -138,7 +143,7 @@ export function keysRoutes(app: FastifyInstance, context: OperatorContext): void
     const { id } = request.params as { id: string };
     const form = (request.body ?? {}) as Record<string, unknown>;
     if (!context.formOk(request, form)) return page(request, reply, 403, { messages: { problem: GUARD_REFUSED } });
-    if (!(await revokeApiKey(db, id, app.clock.now())))
+    if (!(await revokeApiKey(db, id, app.clock.now(), {}, userActor(operator(request)))))
       return page(request, reply, 404, { messages: { problem: 'Aucune clé active n’a cet identifiant.' } });
     return page(request, reply, 200, {
       messages: { notice: 'La clé est révoquée : elle ne sert plus, sur aucune instance.' },

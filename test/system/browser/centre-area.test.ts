@@ -168,6 +168,13 @@ describe('the centre’s area on a phone, in Chromium', () => {
     await expect.poll(() => page.getByText('Clé révoquée', { exact: false }).count()).toBe(1);
     await page.goto(`${base}/espace-centre`);
 
+    // The centre's history: the key just created and revoked, the member invited, the places changed.
+    await page.getByRole('link', { name: /^Historique de / }).click();
+    await expect.poll(() => page.getByRole('heading', { name: /^Historique de / }).count()).toBe(1);
+    await expect.poll(() => page.getByText('révoquée : non → oui', { exact: false }).count()).toBe(1);
+    await check('centre-history');
+    await page.goto(`${base}/espace-centre`);
+
     // A session's edit form: price with a French comma, its declaration, its trainers (never published).
     await page.getByRole('link', { name: 'mardi 5 mars 2030, 08:30–16:30' }).click();
     await page.getByRole('link', { name: /^Modifier le prix/ }).click();
