@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  AlreadySubmitted,
+  newSubmissionId,
+  SUBMISSION_MISSING,
+  spendSubmission,
+  submissionIdOf,
+} from '../../accounts/form-submissions.js';
 import type { User } from '../../accounts/users.js';
 import { type ImportRecord, ImportRefused } from '../../admin/import/records.js';
 import { importBatch } from '../../admin/import/write.js';
@@ -72,6 +79,7 @@ export function newSessionRoute(app: FastifyInstance): void {
           site={site}
           memberships={user.memberships}
           formToken={app.accounts.guard.tokenFor(request, reply)}
+          submissionId={newSubmissionId()}
           form={form}
           errors={errors}
           problem={problem}
@@ -90,6 +98,8 @@ export function newSessionRoute(app: FastifyInstance): void {
     const raw = (request.body ?? {}) as Record<string, unknown>;
     if (app.accounts.guard.check(request, raw._csrf) !== 'ok')
       return page(request, reply, user, 403, form, [], GUARD_REFUSED);
+    const submission = submissionIdOf(raw);
+    if (!submission) return page(request, reply, user, 400, form, [], SUBMISSION_MISSING);
     const membership = user.memberships.find((m) => m.centreId === form.centreId);
     const centre = membership ? app.catalogue.snapshot.centresById.get(membership.centreId) : undefined;
     if (!membership || !centre)
@@ -149,9 +159,13 @@ export function newSessionRoute(app: FastifyInstance): void {
           dryRun: false,
           clock: app.clock,
           actor: userActor(user),
+          // The form's id, spent with the sessions: the same form sent again creates none.
+          first: (tx) => spendSubmission(tx, { id: submission, userId: user.id, at: app.clock.now() }),
         },
       );
     } catch (err) {
+      if (err instanceof AlreadySubmitted)
+        return reply.header('cache-control', 'no-store').redirect('/espace-centre?deja=1', 303);
       if (!(err instanceof ImportRefused)) throw err;
       const refused = err.errors.map((issue) => ({
         field: FIELD_OF[issue.name] ?? issue.name,
