@@ -6,6 +6,7 @@ import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
 import { SessionCookie, sessionSecrets } from './cookie.js';
+import { pruneFormSubmissions } from './form-submissions.js';
 import { LinkInvalidPage, LinkPage, LinkSentPage, SignInPage } from './pages.js';
 import { closeSession, closeUserSessions, pruneSessions, sessionUser } from './sessions.js';
 import { sendSignInLink, signInLinkPath, signInWithLink } from './sign-in.js';
@@ -64,11 +65,13 @@ export async function registerAccounts(app: FastifyInstance): Promise<void> {
   };
   app.decorate('accounts', accounts);
 
-  // Links and sessions that can no longer be used are forgotten every hour, by any instance.
+  // Links and sessions that can no longer be used, and forms' ids spent a day ago, are forgotten
+  // every hour, by any instance.
   const prune = setInterval(() => {
     const now = app.clock.now();
-    Promise.all([pruneSignInLinks(db, now), pruneSessions(db, now)]).catch((err: unknown) =>
-      app.log.warn({ error: errorSummary(err) }, 'accounts: could not prune expired links and sessions'),
+    Promise.all([pruneSignInLinks(db, now), pruneSessions(db, now), pruneFormSubmissions(db, now)]).catch(
+      (err: unknown) =>
+        app.log.warn({ error: errorSummary(err) }, 'accounts: could not prune expired links, sessions and form ids'),
     );
   }, PRUNE_EVERY_MS);
   prune.unref();

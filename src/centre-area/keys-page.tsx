@@ -1,3 +1,4 @@
+import { SubmissionField } from '../accounts/form-submissions.js';
 import type { Membership } from '../accounts/users.js';
 import type { ApiKeyListing } from '../admin/api-keys.js';
 import { METROPOLITAN_TIME_ZONE } from '../core/clock.js';
@@ -5,6 +6,10 @@ import { Field, type FieldError } from '../web/field.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
 
 export const keysPath = (centreId: string) => `/espace-centre/centres/${centreId}/cles`;
+
+/** Said when the create form is sent again (`?deja=1`): its key is not shown again. */
+export const KEY_ALREADY_CREATED =
+  'Cette clé était déjà créée : le formulaire a été envoyé deux fois, aucune autre clé n’a été créée. Elle figure ci-dessous, mais sa valeur n’est affichée qu’une fois, à sa création : si vous ne l’avez pas copiée, révoquez-la et créez-en une autre.';
 
 const instant = new Intl.DateTimeFormat('fr-FR', {
   timeZone: METROPOLITAN_TIME_ZONE,
@@ -16,6 +21,8 @@ export interface KeysPageProps {
   site: SiteInfo;
   membership: Membership;
   formToken: string;
+  /** The create form's one-time id (accounts/form-submissions.tsx). */
+  submissionId: string;
   keys: ApiKeyListing[];
   /** The key just created: shown this once. */
   created?: { id: string; key: string } | undefined;
@@ -102,6 +109,7 @@ export function KeysPage(props: KeysPageProps) {
       ) : null}
       <form method="post" action={base} class="area-form">
         <input type="hidden" name="_csrf" value={formToken} />
+        <SubmissionField id={props.submissionId} />
         <Field
           name="name"
           label="Nom de la clé"

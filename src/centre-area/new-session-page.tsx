@@ -1,3 +1,4 @@
+import { SubmissionField } from '../accounts/form-submissions.js';
 import type { Membership } from '../accounts/users.js';
 import { Field, type FieldError } from '../web/field.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
@@ -36,6 +37,8 @@ export function NewSessionPage(props: {
   site: SiteInfo;
   memberships: Membership[];
   formToken: string;
+  /** The form's one-time id (accounts/form-submissions.tsx). */
+  submissionId: string;
   form: NewSessionForm;
   errors: FieldError[];
   problem?: string | undefined;
@@ -65,6 +68,7 @@ export function NewSessionPage(props: {
       ) : null}
       <form class="booking" method="post" action="/espace-centre/seances/nouvelle" noValidate>
         <input type="hidden" name="_csrf" value={props.formToken} />
+        <SubmissionField id={props.submissionId} />
         <div>
           <label for="centreId">Centre</label>
           <select id="centreId" name="centreId">

@@ -1,3 +1,4 @@
+import { SubmissionField } from '../accounts/form-submissions.js';
 import type { Membership } from '../accounts/users.js';
 import { METROPOLITAN_TIME_ZONE } from '../core/clock.js';
 import { described, type FieldError, FieldMessage } from '../web/field.js';
@@ -31,6 +32,8 @@ export interface WebhooksPageProps {
   site: SiteInfo;
   membership: Membership;
   formToken: string;
+  /** The add form's one-time id (accounts/form-submissions.tsx). */
+  submissionId: string;
   subscriptions: SubscriptionView[];
   /** The subscription just created and its secret: shown this once. */
   created?: { id: string; secret: string } | undefined;
@@ -98,6 +101,7 @@ export function WebhooksPage(props: WebhooksPageProps) {
       ) : null}
       <form method="post" action={base} class="area-form">
         <input type="hidden" name="_csrf" value={formToken} />
+        <SubmissionField id={props.submissionId} />
         <div>
           <label for="url">
             Adresse de réception{' '}
@@ -144,6 +148,10 @@ export function WebhooksPage(props: WebhooksPageProps) {
 }
 
 export const webhooksPath = (centreId: string) => `/espace-centre/centres/${centreId}/webhooks`;
+
+/** Said when the add form is sent again (`?deja=1`): its secret is not shown again. */
+export const WEBHOOK_ALREADY_CREATED =
+  'Ce webhook était déjà ajouté : le formulaire a été envoyé deux fois, aucun autre n’a été ajouté. Il figure ci-dessous, mais sa clé de signature n’est affichée qu’une fois, à sa création : si vous ne l’avez pas copiée, supprimez-le et ajoutez-en un autre.';
 
 function state(s: SubscriptionRow): string {
   if (s.disabledAt) return `Désactivé le ${when(s.disabledAt)} (3 jours d’échecs) : il ne reçoit plus rien.`;

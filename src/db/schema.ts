@@ -487,6 +487,19 @@ export const userSessions = pgTable(
   (t) => [index('user_sessions_user_idx').on(t.userId)],
 );
 
+/**
+ * One-time ids of the areas' create forms (accounts/form-submissions.tsx): each form carries a new
+ * random id, spent with the write it asks for, so that the same form sent twice (a double tap, a
+ * retry, a reload of the answer) writes once. Forgotten after a day by the accounts' hourly prune.
+ */
+export const formSubmissions = pgTable('form_submissions', {
+  id: text('id').primaryKey(),
+  userId: uuid('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
 /** Secrets the service makes itself when none is configured (the session cookie's signing key). */
 export const serviceSecrets = pgTable('service_secrets', {
   name: text('name').primaryKey(),

@@ -38,7 +38,7 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 async function create(browser: Browser, name: string, path = lyonPage) {
   const page = await browser.get(path);
   expect(page.statusCode).toBe(200);
-  return browser.post(path, { _csrf: Browser.token(page.body), name });
+  return browser.post(path, { ...Browser.createForm(page.body), name });
 }
 
 describe('the centre’s API keys page', () => {

@@ -41,7 +41,8 @@ async function create(fields: Record<string, string>, token?: string) {
   const form = await browser.get('/espace-centre/seances/nouvelle');
   expect(form.statusCode).toBe(200);
   return browser.post('/espace-centre/seances/nouvelle', {
-    _csrf: token ?? Browser.token(form.body),
+    ...Browser.createForm(form.body),
+    ...(token ? { _csrf: token } : {}),
     ...FIELDS,
     ...fields,
   });

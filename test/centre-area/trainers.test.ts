@@ -134,7 +134,7 @@ describe('a session’s trainers', () => {
     const page = await staff.get('/espace-centre/seances/nouvelle');
     expect(page.body).toContain('<label for="psychologistName">');
     const res = await staff.post('/espace-centre/seances/nouvelle', {
-      _csrf: Browser.token(page.body),
+      ...Browser.createForm(page.body),
       centreId: CENTRES.stEtienne.id,
       day1: '2030-05-06',
       repeat: '2',

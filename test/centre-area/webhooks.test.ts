@@ -45,7 +45,7 @@ const subscriptionsOf = (centreId: string) => listSubscriptions(t.app.database.d
 async function add(browser: Browser, fields: Record<string, string | string[]>, path = lyonPage) {
   const page = await browser.get(path);
   expect(page.statusCode).toBe(200);
-  return browser.post(path, { _csrf: Browser.token(page.body), ...fields });
+  return browser.post(path, { ...Browser.createForm(page.body), ...fields });
 }
 
 describe('the centre’s webhooks page', () => {

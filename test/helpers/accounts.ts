@@ -52,6 +52,18 @@ export class Browser {
     expect(token, 'a form with its anti-forgery token').toBeDefined();
     return token as string;
   }
+
+  /** The value of the page's (first) field `name`, as a hidden input carries it. */
+  static field(html: string, name: string): string {
+    const value = new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
+    expect(value, `a field named ${name}`).toBeDefined();
+    return value as string;
+  }
+
+  /** A create form's anti-forgery token and one-time submission id (accounts/form-submissions.tsx). */
+  static createForm(html: string): { _csrf: string; _submission: string } {
+    return { _csrf: Browser.token(html), _submission: Browser.field(html, '_submission') };
+  }
 }
 
 /** The path of a sign-in link's URL. */

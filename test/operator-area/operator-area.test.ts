@@ -50,7 +50,9 @@ const PAGES = [
 async function postFrom(browser: Browser, pagePath: string, action: string, fields: Record<string, string>) {
   const page = await browser.get(pagePath);
   expect(page.statusCode).toBe(200);
-  return browser.post(action, { _csrf: Browser.token(page.body), ...fields });
+  // The API keys' create form carries its one-time id too.
+  const form = action === '/administration/cles' ? Browser.createForm(page.body) : { _csrf: Browser.token(page.body) };
+  return browser.post(action, { ...form, ...fields });
 }
 
 describe('who may open it', () => {

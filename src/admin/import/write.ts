@@ -55,10 +55,17 @@ export async function importBatch(
   db: Db,
   records: readonly ImportRecord[],
   scope: WriteScope,
-  options: { dryRun: boolean; clock: Clock; actor: Actor },
+  options: {
+    dryRun: boolean;
+    clock: Clock;
+    actor: Actor;
+    /** Runs first in the write's transaction (not on a dry run); what it throws rolls the write back. */
+    first?: (tx: Tx) => Promise<void>;
+  },
 ): Promise<ImportResult> {
   const prepared = await prepare(db, records, scope, options.clock);
   const run = async (tx: Tx | Db): Promise<ImportResult> => {
+    if (!options.dryRun && options.first) await options.first(tx as Tx);
     const storedCentres = await rowsById<CentreRow>(
       tx,
       centres,

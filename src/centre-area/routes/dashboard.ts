@@ -14,6 +14,12 @@ export function dashboardRoute(app: FastifyInstance, context: AreaContext): void
       ...(created > 0
         ? { notice: `${created} stage${created > 1 ? 's' : ''} créé${created > 1 ? 's' : ''} : déjà en ligne partout.` }
         : {}),
+      ...(query.deja === '1'
+        ? {
+            notice:
+              'Ces stages étaient déjà créés : le formulaire a été envoyé deux fois, rien n’a été créé en double. Ils figurent ci-dessous.',
+          }
+        : {}),
       ...(told !== undefined
         ? {
             notice: `Stage annulé : ${told === 0 ? 'personne n’y était inscrit ici' : `${told} personne${told > 1 ? 's' : ''} prévenue${told > 1 ? 's' : ''} par e-mail, avec votre raison`}.`,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { newSubmissionId, SUBMISSION_MISSING, submissionIdOf, writeOnce } from '../../accounts/form-submissions.js';
 import type { Membership } from '../../accounts/users.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../admin/api-keys.js';
 import { ONE_LINE } from '../../admin/schemas.js';
@@ -8,7 +9,7 @@ import { privateHtml } from '../../web/private-page.js';
 import { renderPage } from '../../web/render.js';
 import { NOT_YOURS, refusalPage, requirePart } from '../access.js';
 import { type AreaContext, areaUser, GUARD_REFUSED } from '../context.js';
-import { KeysPage, type KeysPageProps, keysPath } from '../keys-page.js';
+import { KEY_ALREADY_CREATED, KeysPage, type KeysPageProps, keysPath } from '../keys-page.js';
 
 const KEY_ID = /^[0-9a-f]{16}$/;
 // Printable text on one line, as the admin schemas ask of names.
@@ -40,6 +41,7 @@ export function keysRoute(app: FastifyInstance, context: AreaContext): void {
           site={site}
           membership={membership}
           formToken={app.accounts.guard.tokenFor(request, reply)}
+          submissionId={newSubmissionId()}
           keys={await listApiKeys(db, { centreId: membership.centreId })}
           {...extra}
         />,
@@ -55,10 +57,13 @@ export function keysRoute(app: FastifyInstance, context: AreaContext): void {
   app.get('/espace-centre/centres/:centreId/cles', { schema: { hide: true } }, async (request, reply) => {
     const membership = owner(request, reply);
     if (!membership) return reply;
+    const query = request.query as Record<string, unknown>;
     const notice =
-      (request.query as Record<string, unknown>).revoquee === '1'
+      query.revoquee === '1'
         ? 'Clé révoquée : l’API la refuse dès maintenant.'
-        : undefined;
+        : query.deja === '1'
+          ? KEY_ALREADY_CREATED
+          : undefined;
     return page(request, reply, membership, 200, { notice });
   });
 
@@ -67,6 +72,8 @@ export function keysRoute(app: FastifyInstance, context: AreaContext): void {
     if (!membership) return reply;
     const form = (request.body ?? {}) as Record<string, unknown>;
     if (!context.formOk(request, form)) return page(request, reply, membership, 403, { problem: GUARD_REFUSED });
+    const submission = submissionIdOf(form);
+    if (!submission) return page(request, reply, membership, 400, { problem: SUBMISSION_MISSING });
     const typed = typeof form.name === 'string' ? form.name : '';
     const name = typed.trim();
     if (name.length === 0 || name.length > 100 || !ONE_LINE.test(name))
@@ -74,11 +81,12 @@ export function keysRoute(app: FastifyInstance, context: AreaContext): void {
         name: typed,
         errors: [{ field: 'name', message: NAME_INVALID }],
       });
-    const { key, identity } = await createApiKey(
-      db,
-      { name, role: 'partner', centreId: membership.centreId },
-      userActor(areaUser(request)),
+    const once = await writeOnce(db, { id: submission, userId: areaUser(request).id, at: app.clock.now() }, (tx) =>
+      createApiKey(tx, { name, role: 'partner', centreId: membership.centreId }, userActor(areaUser(request))),
     );
+    if (!once.written)
+      return reply.header('cache-control', 'no-store').redirect(`${keysPath(membership.centreId)}?deja=1`, 303);
+    const { key, identity } = once.value;
     request.log.info(
       { key: identity.id, centre: membership.centreId, user: areaUser(request).id },
       'centre area: API key created',

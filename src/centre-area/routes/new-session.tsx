@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  AlreadySubmitted,
+  newSubmissionId,
+  SUBMISSION_MISSING,
+  spendSubmission,
+  submissionIdOf,
+} from '../../accounts/form-submissions.js';
 import type { User } from '../../accounts/users.js';
 import { type ImportRecord, ImportRefused } from '../../admin/import/records.js';
 import { importBatch } from '../../admin/import/write.js';
@@ -68,6 +75,7 @@ export function newSessionRoute(app: FastifyInstance): void {
           site={site}
           memberships={user.memberships}
           formToken={app.accounts.guard.tokenFor(request, reply)}
+          submissionId={newSubmissionId()}
           form={form}
           errors={errors}
           problem={problem}
@@ -86,6 +94,8 @@ export function newSessionRoute(app: FastifyInstance): void {
     const raw = (request.body ?? {}) as Record<string, unknown>;
     if (app.accounts.guard.check(request, raw._csrf) !== 'ok')
       return page(request, reply, user, 403, form, [], GUARD_REFUSED);
+    const submission = submissionIdOf(raw);
+    if (!submission) return page(request, reply, user, 400, form, [], SUBMISSION_MISSING);
     const membership = user.memberships.find((m) => m.centreId === form.centreId);
     if (!membership) return page(request, reply, user, 404, form, [], 'Ce centre n’est pas l’un des vôtres.');
     // The public catalogue holds the centres that may sell: a suspended centre, or one whose approval
@@ -148,9 +158,13 @@ export function newSessionRoute(app: FastifyInstance): void {
           dryRun: false,
           clock: app.clock,
           actor: userActor(user),
+          // The form's id, spent with the sessions: the same form sent again creates none.
+          first: (tx) => spendSubmission(tx, { id: submission, userId: user.id, at: app.clock.now() }),
         },
       );
     } catch (err) {
+      if (err instanceof AlreadySubmitted)
+        return reply.header('cache-control', 'no-store').redirect('/espace-centre?deja=1', 303);
       if (!(err instanceof ImportRefused)) throw err;
       const refused = err.errors.map((issue) => ({
         field: FIELD_OF[issue.name] ?? issue.name,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { newSubmissionId, SUBMISSION_MISSING, submissionIdOf, writeOnce } from '../../accounts/form-submissions.js';
 import type { Membership, User } from '../../accounts/users.js';
 import { UUID } from '../../core/uuid.js';
 import type { FieldError } from '../../web/field.js';
@@ -18,7 +19,7 @@ import {
 import { queueTestEvent } from '../../webhooks/test-event.js';
 import { NOT_YOURS, refusalPage, requirePart } from '../access.js';
 import { type AreaContext, areaUser, GUARD_REFUSED } from '../context.js';
-import { WebhooksPage, type WebhooksPageProps, webhooksPath } from '../webhooks-page.js';
+import { WEBHOOK_ALREADY_CREATED, WebhooksPage, type WebhooksPageProps, webhooksPath } from '../webhooks-page.js';
 
 /** Delivery tries shown per subscription. */
 const SHOWN_DELIVERIES = 10;
@@ -89,6 +90,7 @@ export function webhooksRoute(app: FastifyInstance, context: AreaContext): void 
           site={site}
           membership={membership}
           formToken={app.accounts.guard.tokenFor(request, reply)}
+          submissionId={newSubmissionId()}
           subscriptions={subscriptions}
           {...extra}
         />,
@@ -112,7 +114,9 @@ export function webhooksRoute(app: FastifyInstance, context: AreaContext): void 
         ? 'Test envoyé : son résultat apparaît dans les derniers envois dans quelques secondes (rechargez la page).'
         : query.supprime === '1'
           ? 'Webhook supprimé : il ne recevra plus rien.'
-          : undefined;
+          : query.deja === '1'
+            ? WEBHOOK_ALREADY_CREATED
+            : undefined;
     return page(request, reply, membership, 200, { notice });
   });
 
@@ -121,6 +125,8 @@ export function webhooksRoute(app: FastifyInstance, context: AreaContext): void 
     if (!membership) return reply;
     const form = (request.body ?? {}) as Record<string, unknown>;
     if (!context.formOk(request, form)) return page(request, reply, membership, 403, { problem: GUARD_REFUSED });
+    const submission = submissionIdOf(form);
+    if (!submission) return page(request, reply, membership, 400, { problem: SUBMISSION_MISSING });
     const input = readForm(form, allowPrivate);
     if (!input.ok) {
       const events = form.events === undefined ? [] : ([] as unknown[]).concat(form.events).map(String);
@@ -130,13 +136,18 @@ export function webhooksRoute(app: FastifyInstance, context: AreaContext): void 
       });
     }
     const secret = newSigningSecret();
-    const row = await createSubscription(db, {
-      centreId: membership.centreId,
-      url: input.url,
-      events: input.events,
-      secret,
-      createdBy: null,
-    });
+    const once = await writeOnce(db, { id: submission, userId: user.id, at: app.clock.now() }, (tx) =>
+      createSubscription(tx, {
+        centreId: membership.centreId,
+        url: input.url,
+        events: input.events,
+        secret,
+        createdBy: null,
+      }),
+    );
+    if (!once.written)
+      return reply.header('cache-control', 'no-store').redirect(`${webhooksPath(membership.centreId)}?deja=1`, 303);
+    const row = once.value;
     request.log.info({ subscription: row.id, user: user.id }, 'centre area: webhook created');
     return page(request, reply, membership, 201, { created: { id: row.id, secret } });
   });

@@ -1,4 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  newSubmissionId,
+  SUBMISSION_MISSING,
+  SubmissionField,
+  submissionIdOf,
+  writeOnce,
+} from '../../accounts/form-submissions.js';
 import { type ApiKeyListing, createApiKey, listApiKeys, revokeApiKey } from '../../admin/api-keys.js';
 import { ONE_LINE } from '../../admin/schemas.js';
 import { findCentre } from '../../cli/find-centre.js';
@@ -12,6 +19,8 @@ interface KeysPageProps {
   site: SiteInfo;
   keys: ApiKeyListing[];
   formToken: string;
+  /** The create form's one-time id (accounts/form-submissions.tsx). */
+  submissionId: string;
   messages?: Messages | undefined;
   /** The key just created: shown this once. */
   created?: string | undefined;
@@ -36,6 +45,7 @@ function KeysPage(props: KeysPageProps) {
       <h2>Créer une clé</h2>
       <form method="post" action={PATHS.keys} class="area-form">
         <Csrf token={props.formToken} />
+        <SubmissionField id={props.submissionId} />
         <Field
           name="name"
           label="Nom (qui l’utilise)"
@@ -88,6 +98,10 @@ function KeysPage(props: KeysPageProps) {
   );
 }
 
+/** Said when the create form is sent again (`?deja=1`): its key is not shown again. */
+const KEY_ALREADY_CREATED =
+  'Cette clé était déjà créée : le formulaire a été envoyé deux fois, aucune autre clé n’a été créée. Elle figure ci-dessous, mais sa valeur n’est affichée qu’une fois, à sa création : si vous ne l’avez pas copiée, révoquez-la et créez-en une autre.';
+
 const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 
 /** API keys: the list, a new one (shown once, as `apikey:create` does), and revoking one (as `apikey:revoke`). */
@@ -106,11 +120,16 @@ export function keysRoutes(app: FastifyInstance, context: OperatorContext): void
         site={context.site}
         keys={await listApiKeys(db)}
         formToken={context.token(request, reply)}
+        submissionId={newSubmissionId()}
         {...extra}
       />,
     );
 
-  app.get(PATHS.keys, async (request, reply) => page(request, reply, 200));
+  app.get(PATHS.keys, async (request, reply) =>
+    page(request, reply, 200, {
+      messages: (request.query as Record<string, unknown>).deja === '1' ? { notice: KEY_ALREADY_CREATED } : undefined,
+    }),
+  );
 
   app.post(PATHS.keys, async (request, reply) => {
     const form = (request.body ?? {}) as Record<string, unknown>;
@@ -121,6 +140,8 @@ export function keysRoutes(app: FastifyInstance, context: OperatorContext): void
     };
     if (!context.formOk(request, form))
       return page(request, reply, 403, { messages: { problem: GUARD_REFUSED }, values });
+    const submission = submissionIdOf(form);
+    if (!submission) return page(request, reply, 400, { messages: { problem: SUBMISSION_MISSING }, values });
     const errors: FieldError[] = [];
     if (values.name.length < 1 || values.name.length > 100 || !ONE_LINE.test(values.name))
       errors.push({ field: 'name', message: 'Donnez un nom de 1 à 100 caractères, sur une ligne.' });
@@ -131,11 +152,15 @@ export function keysRoutes(app: FastifyInstance, context: OperatorContext): void
       centreId = centre?.id ?? null;
     }
     if (errors.length > 0) return page(request, reply, 400, { errors, values });
-    const { key } = await createApiKey(
-      db,
-      { name: values.name, role: values.role as 'admin' | 'partner', centreId },
-      userActor(operator(request)),
+    const once = await writeOnce(db, { id: submission, userId: operator(request).id, at: app.clock.now() }, (tx) =>
+      createApiKey(
+        tx,
+        { name: values.name, role: values.role as 'admin' | 'partner', centreId },
+        userActor(operator(request)),
+      ),
     );
+    if (!once.written) return reply.header('cache-control', 'no-store').redirect(`${PATHS.keys}?deja=1`, 303);
+    const { key } = once.value;
     return page(request, reply, 201, { created: key, messages: { notice: 'La clé est créée.' } });
   });
 

@@ -164,6 +164,13 @@ describe('the centre’s area on a phone, in Chromium', () => {
     await expect.poll(() => page.getByText('elle ne sera plus jamais affichée', { exact: false }).count()).toBe(1);
     expect(await page.locator('#key').textContent()).toMatch(/^sk_/);
     await check('centre-keys-created');
+    // The answer reloaded sends the form again: no second key, and the first is not shown again.
+    const key = (await page.locator('#key').textContent()) as string;
+    await page.reload();
+    await expect.poll(() => page.getByText('Cette clé était déjà créée', { exact: false }).count()).toBe(1);
+    expect(await page.locator('#key').count()).toBe(0);
+    expect(await page.content()).not.toContain(key);
+    expect(await page.getByRole('button', { name: 'Révoquer la clé Logiciel de planning' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Révoquer la clé Logiciel de planning' }).click();
     await expect.poll(() => page.getByText('Clé révoquée', { exact: false }).count()).toBe(1);
     await page.goto(`${base}/espace-centre`);
