@@ -227,7 +227,7 @@ describe('the centre’s history page', () => {
     });
     expect(removed.statusCode).toBe(303);
     const created = await owner.post(keysPage, {
-      _csrf: Browser.token((await owner.get(keysPage)).body),
+      ...Browser.createForm((await owner.get(keysPage)).body),
       name: 'Logiciel de planning',
     });
     expect(created.statusCode).toBe(201);
