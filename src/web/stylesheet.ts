@@ -33,7 +33,7 @@ form.search{display:grid;gap:.9rem}
 form.search .row{display:grid;gap:.9rem}
 label{display:block;font-weight:600;margin-bottom:.25rem}
 .hint{display:block;font-weight:400;color:#4a4a4a;font-size:.95rem}
-input[type=text],input[type=email],input[type=url],input[type=tel],input[type=date],input[type=number],input[type=time],input[type=file],select{width:100%;font:inherit;padding:.6rem .65rem;border:1px solid #6b6b6b;border-radius:.35rem;background:#fff;color:#1b1b1b;min-height:2.75rem}
+input[type=text],input[type=email],input[type=url],input[type=tel],input[type=date],input[type=number],input[type=time],input[type=file],input[type=search],textarea,select{width:100%;font:inherit;padding:.6rem .65rem;border:1px solid #6b6b6b;border-radius:.35rem;background:#fff;color:#1b1b1b;min-height:2.75rem}
 .check{display:flex;gap:.5rem;align-items:center;font-weight:400}
 .check input{width:1.35rem;height:1.35rem;margin:0}
 .check label{margin:0;font-weight:400}
@@ -83,7 +83,6 @@ button.danger{background:#8a0019}
 button.danger:hover{background:#5c0011}
 form.inline{display:inline}
 .area-sessions details{margin-top:.75rem}
-.area-sessions textarea{width:100%;font:inherit;padding:.5rem;border:1px solid #6b6b6b;border-radius:.35rem}
 button.link{background:none;color:#0b4f8a;text-decoration:underline;padding:0;min-height:auto;font-weight:400}
 .area-sessions{list-style:none;padding:0}
 .area-sessions .session.risk{border-left:4px solid #b34700}
