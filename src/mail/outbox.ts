@@ -7,7 +7,13 @@ import type { Mail } from './transport.js';
 /** The jobs table's kind for an email. */
 export const MAIL_JOB = 'mail';
 
-export const mailPayload = z.object({ to: z.string().min(1), subject: z.string(), text: z.string() });
+export const mailPayload = z.object({
+  to: z.string().min(1),
+  subject: z.string(),
+  text: z.string(),
+  // Small text files only (a calendar file is about 2 KB), stored as they are sent.
+  attachments: z.array(z.object({ filename: z.string(), contentType: z.string(), content: z.string() })).optional(),
+});
 
 /**
  * Puts an email in the outbox, in the caller's transaction: it goes out if and only if what it
@@ -17,5 +23,7 @@ export const mailPayload = z.object({ to: z.string().min(1), subject: z.string()
  * (`sendsMail`): without SMTP_URL nothing would ever send it.
  */
 export async function queueMail(tx: Tx | Db, mail: Mail, options: { secret: boolean }): Promise<void> {
-  await enqueue(tx, MAIL_JOB, { to: mail.to, subject: mail.subject, text: mail.text }, { secret: options.secret });
+  const payload = { to: mail.to, subject: mail.subject, text: mail.text };
+  const attachments = mail.attachments?.length ? { attachments: mail.attachments } : {};
+  await enqueue(tx, MAIL_JOB, { ...payload, ...attachments }, { secret: options.secret });
 }

@@ -1,10 +1,18 @@
 import nodemailer from 'nodemailer';
 
-/** One plain-text email. */
+/** A small text file sent with an email (a reservation's calendar file). */
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: string;
+}
+
+/** One plain-text email, with text attachments if any. */
 export interface Mail {
   to: string;
   subject: string;
   text: string;
+  attachments?: MailAttachment[] | undefined;
 }
 
 export interface Mailer {
@@ -32,7 +40,12 @@ export function smtpMailer(smtpUrl: string, from: string): Mailer {
   const transport = nodemailer.createTransport(smtpUrl, { from, ...TIMEOUTS });
   return {
     async send(mail) {
-      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+      const attachments = mail.attachments?.map((a) => ({
+        filename: a.filename,
+        contentType: a.contentType,
+        content: a.content,
+      }));
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, attachments });
     },
     close: () => transport.close(),
   };

@@ -3,6 +3,7 @@ import type { Tx } from '../db/write.js';
 import { queueMail } from '../mail/outbox.js';
 import { privatePath } from './answers.js';
 import type { ReservationContext } from './context.js';
+import { ICS_CONTENT_TYPE, icsFacts, icsFileName, reservationIcs } from './ics.js';
 import { type BookedMailFacts, centreNoticeMail, confirmationMail } from './mail.js';
 import { centreContact, type ReservationRow } from './repository.js';
 
@@ -32,6 +33,15 @@ export async function queueBookedMails(tx: Tx, context: ReservationContext, book
     paymentNote: context.paymentNote,
     platformName: context.site.name,
   };
-  await queueMail(tx, confirmationMail(facts), { secret: true });
+  // The calendar file rides along: the course's days, the centre's address and phone, the reference
+  // (no more than the email says); stamped with the moment of the booking.
+  const calendar = {
+    filename: icsFileName(reservation.reference),
+    contentType: ICS_CONTENT_TYPE,
+    content: reservationIcs(
+      icsFacts(reservation, entry, centre?.phone ?? null, reservation.consentAt, context.site.baseUrl),
+    ),
+  };
+  await queueMail(tx, { ...confirmationMail(facts), attachments: [calendar] }, { secret: true });
   if (centre?.email) await queueMail(tx, centreNoticeMail(facts, centre.email), { secret: false });
 }

@@ -8,6 +8,8 @@ export interface ReceivedMail {
   text: string;
   /** The Content-Type header's value. */
   contentType: string | undefined;
+  /** The files attached, their content decoded as UTF-8 text. */
+  attachments: { filename: string | undefined; contentType: string; content: string }[];
 }
 
 export interface TestSmtpServer {
@@ -35,6 +37,11 @@ export async function startSmtpServer(port = 0): Promise<TestSmtpServer> {
             subject: mail.subject ?? '',
             text: mail.text ?? '',
             contentType: (mail.headers.get('content-type') as { value?: string } | undefined)?.value,
+            attachments: mail.attachments.map((a) => ({
+              filename: a.filename,
+              contentType: a.contentType,
+              content: a.content.toString('utf8'),
+            })),
           });
           callback();
         },

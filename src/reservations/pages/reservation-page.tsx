@@ -14,6 +14,8 @@ export interface ReservationPageProps {
   mailEnabled: boolean;
   /** This page's own address (the private link). */
   privateUrl: string;
+  /** The calendar file's path; absent when the session is no longer in the catalogue. */
+  calendarPath?: string | undefined;
   /** For the cancel form; absent when the reservation can no longer be cancelled here. */
   cancel?: { action: string; formToken: string } | undefined;
   /** What just happened (cancelled, already booked…), shown at the top. */
@@ -132,6 +134,13 @@ export function ReservationPage(props: ReservationPageProps) {
           <h2 id="stage">Le stage</h2>
           <div class="card">
             <SessionFacts entry={entry} hoursNote="les deux jours" />
+            {props.calendarPath ? (
+              <p>
+                <a href={props.calendarPath} download>
+                  Ajouter à mon agenda (.ics)
+                </a>
+              </p>
+            ) : null}
             <p>
               <a href={sessionPath(entry.view.id)}>La page du stage</a>
             </p>

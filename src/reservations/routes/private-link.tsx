@@ -4,6 +4,7 @@ import { dateIn } from '../../core/clock.js';
 import { renderPage } from '../../web/render.js';
 import { GUARD_NOTICES, htmlAnswer, isForm, notAForm, privatePath, reservationNotFound } from '../answers.js';
 import type { ReservationContext } from '../context.js';
+import { ICS_CONTENT_TYPE, icsFacts, icsFileName, reservationIcs } from '../ics.js';
 import { ReservationPage } from '../pages/reservation-page.js';
 import { cancelByPerson, centreContact, findByToken, type ReservationRow } from '../repository.js';
 import { reservationView } from '../reservation-view.js';
@@ -56,6 +57,7 @@ export function privateLinkRoutes(app: FastifyInstance, context: ReservationCont
           paymentNote={context.paymentNote}
           mailEnabled={context.mailEnabled}
           privateUrl={`${site.baseUrl}${privatePath(token)}`}
+          calendarPath={entry ? `${privatePath(token)}/stage.ics` : undefined}
           cancel={cancel}
           notice={notice}
         />,
@@ -69,6 +71,25 @@ export function privateLinkRoutes(app: FastifyInstance, context: ReservationCont
     if (!reservation) return reservationNotFound(reply, site);
     const again = (request.query as Record<string, unknown>).deja === '1';
     return reservationPage(request, reply, token, reservation, 200, again ? ALREADY_BOOKED : undefined);
+  });
+
+  // The reservation's calendar file. A cancelled one's events say STATUS:CANCELLED rather than
+  // vanish behind a 404: a calendar that imported the file drops them when given it again.
+  // Purged (the private link deleted) or a session no longer in the catalogue: 404.
+  app.get('/reservations/:token/stage.ics', privateRoute(), async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const reservation = LINK_TOKEN.test(token) ? await findByToken(app.database.db, token) : undefined;
+    const entry = reservation ? app.catalogue.snapshot.sessionsById.get(reservation.sessionId) : undefined;
+    if (!reservation || reservation.purgedAt !== null || !entry) return reservationNotFound(reply, site);
+    const centre = await centreContact(app.database.db, reservation.centreId);
+    const text = reservationIcs(icsFacts(reservation, entry, centre?.phone ?? null, app.clock.now(), site.baseUrl));
+    return reply
+      .code(200)
+      .header('content-type', ICS_CONTENT_TYPE)
+      .header('content-disposition', `attachment; filename="${icsFileName(reservation.reference)}"`)
+      .header('cache-control', 'no-store')
+      .header('x-robots-tag', 'noindex')
+      .send(text);
   });
 
   // Back, forward or a reload after a cancel form was refused: the address itself is not a page.
