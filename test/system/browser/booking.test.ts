@@ -71,6 +71,12 @@ describe('booking on a phone, in Chromium', () => {
     expect(reference).toMatch(/^SRP-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
     expect(await page.locator('main').textContent()).toContain('Notez votre référence');
     await check('booking-confirmation');
+    // The calendar link downloads the reservation's .ics file.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Ajouter à mon agenda (.ics)' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`stage-${reference}.ics`);
     expect(await placesLeft(t.app, session.id)).toBe(2);
     const privateUrl = page.url();
 
