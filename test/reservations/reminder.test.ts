@@ -1,7 +1,9 @@
+import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/connect.js';
+import { reservations, stageSessions } from '../../src/db/schema.js';
 import { buildTestApp, frozenClock, type TestApp, testConfig } from '../helpers/app.js';
 import { openForm, PERSON, privatePath, submit } from '../helpers/booking.js';
 import { TEST_DB } from '../helpers/database.js';
@@ -122,6 +124,27 @@ describe('the reminder two days before the course', () => {
     await t.app.jobs.drain();
     expect(reminders()).toEqual([]);
     // The job completed: a later round has nothing left to run.
+    expect(await t.app.jobs.drain()).toBe(0);
+  });
+
+  it('is not sent when the session was cancelled, the reservation moved or its data purged', async () => {
+    await start();
+    await book(t.app, bourg.id, { ...PERSON, email: 'a@example.org' });
+    await book(t.app, bourg.id, { ...PERSON, email: 'b@example.org' });
+    await book(t.app, SESSIONS.ajaccioMar13.id, { ...PERSON, email: 'c@example.org' });
+    const db = t.app.database.db;
+    await db
+      .update(reservations)
+      .set({ sessionId: SESSIONS.lyonApr2Full.id })
+      .where(eq(reservations.emailKey, 'a@example.org'));
+    await db
+      .update(reservations)
+      .set({ email: null, purgedAt: new Date() })
+      .where(eq(reservations.emailKey, 'b@example.org'));
+    await db.update(stageSessions).set({ status: 'cancelled' }).where(eq(stageSessions.id, SESSIONS.ajaccioMar13.id));
+    clock.set('2030-03-13T00:00:00Z');
+    await t.app.jobs.drain();
+    expect(reminders()).toEqual([]);
     expect(await t.app.jobs.drain()).toBe(0);
   });
 
