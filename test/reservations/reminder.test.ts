@@ -127,7 +127,7 @@ describe('the reminder two days before the course', () => {
     expect(await t.app.jobs.drain()).toBe(0);
   });
 
-  it('is not sent when the session was cancelled, the reservation moved or its data purged', async () => {
+  it('is not sent when the session was cancelled or rescheduled, the reservation moved or its data purged', async () => {
     await start();
     await book(t.app, bourg.id, { ...PERSON, email: 'a@example.org' });
     await book(t.app, bourg.id, { ...PERSON, email: 'b@example.org' });
@@ -142,7 +142,23 @@ describe('the reminder two days before the course', () => {
       .set({ email: null, purgedAt: new Date() })
       .where(eq(reservations.emailKey, 'b@example.org'));
     await db.update(stageSessions).set({ status: 'cancelled' }).where(eq(stageSessions.id, SESSIONS.ajaccioMar13.id));
+    // Another booking's session is rescheduled a week later: the reminder queued for the old date sends nothing.
+    await book(t.app, SESSIONS.parisMar12.id, { ...PERSON, email: 'd@example.org' });
+    await db
+      .update(stageSessions)
+      .set({ day1: '2030-03-19', day2: '2030-03-20' })
+      .where(eq(stageSessions.id, SESSIONS.parisMar12.id));
     clock.set('2030-03-13T00:00:00Z');
+    await t.app.jobs.drain();
+    expect(reminders()).toEqual([]);
+    expect(await t.app.jobs.drain()).toBe(0);
+  });
+
+  it('is not sent once the course has begun (the workers were stopped past its time)', async () => {
+    await start();
+    await book(t.app, bourg.id);
+    await t.app.jobs.drain();
+    clock.set('2030-03-14T08:00:00Z');
     await t.app.jobs.drain();
     expect(reminders()).toEqual([]);
     expect(await t.app.jobs.drain()).toBe(0);
