@@ -403,6 +403,11 @@ export const jobs = pgTable(
      * its key is pending (a webhook's events of one session, src/webhooks/). Null: no order.
      */
     orderingKey: text('ordering_key'),
+    /**
+     * Not claimed before this instant of the service's clock (a reminder at a course's time, fixed in
+     * the business's terms); null: `run_at` alone decides.
+     */
+    notBefore: timestamp('not_before', { withTimezone: true, mode: 'date' }),
   },
   (t) => [
     index('jobs_due_idx').on(t.runAt).where(sql`${t.state} = 'pending'`),

@@ -22,6 +22,11 @@ export interface EnqueueOptions {
    * once that one is done or failed for good, the next goes (src/jobs/store.ts).
    */
   orderingKey?: string;
+  /**
+   * Not before this instant of the service's clock (app.clock): a time fixed by the business (a
+   * reminder two days before a course), compared by every worker with its own clock.
+   */
+  notBefore?: Date;
 }
 
 /**
@@ -42,6 +47,7 @@ export async function enqueue(
       secret: options.secret ?? false,
       maxAttempts: options.maxAttempts ?? null,
       orderingKey: options.orderingKey ?? null,
+      notBefore: options.notBefore ?? null,
       ...(options.delayMs ? { runAt: afterMs(options.delayMs) } : {}),
     })
     .returning({ id: jobs.id });

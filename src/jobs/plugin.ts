@@ -22,6 +22,7 @@ export async function registerJobs(app: FastifyInstance): Promise<void> {
     pollMs,
     maxAttempts,
     failedRetentionMs,
+    clock: app.clock,
   });
   app.decorate('jobs', worker);
   if (app.metrics) await registerJobMetrics(app.metrics, app.database.db, worker);

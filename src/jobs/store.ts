@@ -18,7 +18,8 @@ export interface ClaimedJob {
  * that rows locked by another worker's claim are skipped (SKIP LOCKED) rather than waited for, and a
  * row another worker has just leased is re-checked against its new lease and left alone. A job whose
  * lease ran out (its worker died) is due again. Jobs with an ordering key wait for the older ones of
- * their key: the multi-row bigserial ids give the order they were enqueued in.
+ * their key: the multi-row bigserial ids give the order they were enqueued in. A job with a
+ * `not_before` waits until `now` (the service's clock) reaches it.
  */
 export async function claimDueJobs(
   db: Db,
@@ -26,6 +27,7 @@ export async function claimDueJobs(
   kinds: string[],
   limit: number,
   leaseMs: number,
+  now: Date = new Date(),
 ): Promise<ClaimedJob[]> {
   if (kinds.length === 0) return [];
   const due = db
@@ -37,6 +39,7 @@ export async function claimDueJobs(
         lte(jobs.runAt, sql`now()`),
         or(isNull(jobs.lockedUntil), lt(jobs.lockedUntil, sql`now()`)),
         inArray(jobs.kind, kinds),
+        or(isNull(jobs.notBefore), lte(jobs.notBefore, now)),
         // In order per key: an older job of the same key still pending (even one leased by
         // another worker, or waiting for its retry) holds this one back.
         sql`not exists (select 1 from "jobs" as "earlier" where "earlier"."ordering_key" = "jobs"."ordering_key" and "earlier"."state" = 'pending' and "earlier"."id" < "jobs"."id")`,

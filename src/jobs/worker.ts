@@ -36,6 +36,8 @@ export interface WorkerOptions {
   leaseMs?: number;
   batchSize?: number;
   random?: () => number;
+  /** The service's clock, for jobs due at a business instant (`notBefore`); the system's otherwise. */
+  clock?: { now(): Date };
 }
 
 /** A handler must finish well within this (mail: SMTP timeouts of 30 s at most, mail/transport.ts). */
@@ -89,7 +91,8 @@ export class JobWorker {
   /** Claims one batch of due jobs and runs it; resolves with how many ran. */
   async runDueJobs(): Promise<number> {
     const { db, leaseMs = LEASE_MS, batchSize = BATCH_SIZE } = this.options;
-    const claimed = await claimDueJobs(db, this.id, this.kinds, batchSize, leaseMs);
+    const now = this.options.clock?.now() ?? new Date();
+    const claimed = await claimDueJobs(db, this.id, this.kinds, batchSize, leaseMs, now);
     await Promise.all(claimed.map((job) => this.run(job)));
     return claimed.length;
   }

@@ -5,6 +5,7 @@ import { privatePath } from './answers.js';
 import type { ReservationContext } from './context.js';
 import { ICS_CONTENT_TYPE, icsFacts, icsFileName, reservationIcs } from './ics.js';
 import { type BookedMailFacts, centreNoticeMail, confirmationMail } from './mail.js';
+import { queueReminder } from './reminder.js';
 import { centreContact, type ReservationRow } from './repository.js';
 
 export interface BookedMails {
@@ -13,13 +14,16 @@ export interface BookedMails {
   token: string;
   entry: SessionEntry;
   person: BookedMailFacts['person'];
+  /** The service's clock at booking: a course less than two days away gets no reminder. */
+  now: Date;
 }
 
 /**
  * In the booking's transaction: the confirmation to the person and the notice to the centre go to
  * the outbox, so that they are sent (and retried until the mail server takes them) if and only if
  * the booking commits; the page answers without waiting for the mail server. The confirmation
- * holds the private link: its row is secret (mail/outbox.ts).
+ * holds the private link: its row is secret (mail/outbox.ts). The reminder two days before the
+ * course is queued with them (reminder.ts).
  */
 export async function queueBookedMails(tx: Tx, context: ReservationContext, booked: BookedMails): Promise<void> {
   const { reservation, entry } = booked;
@@ -44,4 +48,5 @@ export async function queueBookedMails(tx: Tx, context: ReservationContext, book
   };
   await queueMail(tx, { ...confirmationMail(facts), attachments: [calendar] }, { secret: true });
   if (centre?.email) await queueMail(tx, centreNoticeMail(facts, centre.email), { secret: false });
+  await queueReminder(tx, { reservationId: reservation.id, entry, now: booked.now });
 }

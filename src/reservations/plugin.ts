@@ -4,6 +4,7 @@ import type { FormGuard } from '../web/form-guard.js';
 import { siteInfo } from '../web/layout.js';
 import type { ReservationContext, SessionPageRenderer } from './context.js';
 import { reservationErrorHandler } from './error-handler.js';
+import { registerReminders } from './reminder.js';
 import { bookingRoute } from './routes/booking.js';
 import { privateLinkRoutes } from './routes/private-link.js';
 
@@ -31,6 +32,8 @@ export async function registerReservations(app: FastifyInstance, options: Reserv
     paymentNote: app.config.reservations.paymentNote,
     renderSessionPage: options.renderSessionPage,
   };
+  // The reminder two days before a course: sent through the outbox, so only where mail is set up.
+  if (context.mailEnabled) registerReminders(app, site.name);
   await app.register(async (scope: FastifyInstance) => {
     scope.addContentTypeParser(
       'application/x-www-form-urlencoded',

@@ -71,13 +71,17 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
         tooManyBookings(budget.retryAfterSeconds),
       );
 
+    const bookedAt = app.clock.now();
     const outcome = await bookPlace(app.database.db, {
       sessionId: entry.record.id,
       details: form.details,
       browser: guard.cookie(request) as string,
-      now: app.clock.now(),
+      now: bookedAt,
       ...(context.mailEnabled
-        ? { onBooked: (tx, booked) => queueBookedMails(tx, context, { ...booked, entry, person: form.details }) }
+        ? {
+            onBooked: (tx, booked) =>
+              queueBookedMails(tx, context, { ...booked, entry, person: form.details, now: bookedAt }),
+          }
         : {}),
     });
     // Its emails are committed: this instance's worker sends them now rather than at its next poll.
