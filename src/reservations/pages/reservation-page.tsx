@@ -159,6 +159,10 @@ export function ReservationPage(props: ReservationPageProps) {
       {r.person ? <PersonDetails person={r.person} /> : null}
 
       {props.cancel ? <CancelForm {...props.cancel} /> : null}
+
+      <p>
+        <a href="/connexion">Retrouver toutes mes réservations</a> (connexion par un lien envoyé à votre adresse e-mail)
+      </p>
     </Layout>
   );
 }
