@@ -126,6 +126,9 @@ export function ReservationPage(props: ReservationPageProps) {
         mailEnabled={props.mailEnabled}
         privateUrl={props.privateUrl}
       />
+      <p>
+        <a href="/connexion">Retrouver toutes mes réservations</a> (connexion par un lien envoyé à votre adresse e-mail)
+      </p>
 
       {entry ? (
         <section aria-labelledby="stage">
@@ -159,10 +162,6 @@ export function ReservationPage(props: ReservationPageProps) {
       {r.person ? <PersonDetails person={r.person} /> : null}
 
       {props.cancel ? <CancelForm {...props.cancel} /> : null}
-
-      <p>
-        <a href="/connexion">Retrouver toutes mes réservations</a> (connexion par un lien envoyé à votre adresse e-mail)
-      </p>
     </Layout>
   );
 }
