@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendSignInLink } from '../../src/accounts/sign-in.js';
 import { grantRole } from '../../src/accounts/users.js';
+import { purgePersonalData } from '../../src/reservations/repository.js';
 import { Browser, followLink, linkPath, signIn } from '../helpers/accounts.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { openForm, PERSON, placesLeft, privatePath, submit } from '../helpers/booking.js';
@@ -170,5 +171,28 @@ describe('a person’s reservations in one place', () => {
 
   it('is offered from the private page', async () => {
     expect((await t.app.inject(privateLink)).body).toContain('href="/connexion">Retrouver toutes mes réservations');
+  });
+
+  it('shows a course that has ended among the past ones, and nothing once its data is purged', async () => {
+    clock.set('2030-03-10T09:00:00Z');
+    try {
+      const marc = await signIn(t.app, OTHER);
+      const page = await marc.get('/mon-espace');
+      expect(page.body).not.toContain('À venir');
+      expect(page.body).toContain('Passées ou annulées');
+      expect(page.body).toContain(await referenceOf(othersLink));
+      expect(page.body).not.toContain('votre permis de conduire'); // nothing to bring to a course that is over
+      expect(cancelForms(page.body)).toHaveLength(0);
+
+      // The purge erases the email of reservations whose course ended: nobody's list shows them.
+      await purgePersonalData(t.app.database.db, '2030-04-01');
+      const purged = await marc.get('/mon-espace');
+      expect(purged.statusCode).toBe(200);
+      expect(purged.body).toContain('Aucune réservation n’a été faite avec cette adresse');
+      const me = await signIn(t.app, PERSON.email);
+      expect((await me.get('/mon-espace')).body).toContain('Aucune réservation n’a été faite avec cette adresse');
+    } finally {
+      clock.set(FIXTURE_NOW);
+    }
   });
 });
