@@ -23,6 +23,7 @@ import { registerMail } from './mail/plugin.js';
 import { registerMcp } from './mcp/plugin.js';
 import { MCP_TOOL_NAMES } from './mcp/server.js';
 import { registerOperatorArea } from './operator-area/plugin.js';
+import { registerPeopleArea } from './people-area/plugin.js';
 import { registerReservations } from './reservations/plugin.js';
 import { registerSite } from './site/plugin.js';
 import { siteErrorPage } from './web/error-page.js';
@@ -98,6 +99,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // Signing in by emailed link, and the centres' area behind it (/connexion, /espace-centre).
     await registerAccounts(app);
     await registerCentreArea(app);
+    await registerPeopleArea(app); // /mon-espace
     await registerOperatorArea(app); // /administration
   }
   registerOpenApiRoute(app); // GET /openapi.json

@@ -55,14 +55,17 @@ export type SignInResult =
 export const AREA_HOME = '/espace-centre';
 /** The operators' area: where an admin with no centre role lands. */
 export const OPERATOR_HOME = '/administration';
+/** The people's area: where anyone with no centre or operator role lands (their reservations). */
+export const PEOPLE_HOME = '/mon-espace';
 
 /**
- * Where a user lands after signing in: an admin with no centre role in the operators' area; anyone
- * with a centre role (an admin too: the centres' area links to the operators') or no role at all in
- * the centres' area.
+ * Where a user lands after signing in: anyone with a centre role (an admin too: the centres' area
+ * links to the operators') in the centres' area; an admin with no centre role in the operators'
+ * area; anyone else (a person who booked) in the people's area.
  */
 export function homeOf(user: Pick<User, 'admin' | 'memberships'>): string {
-  return user.admin && user.memberships.length === 0 ? OPERATOR_HOME : AREA_HOME;
+  if (user.memberships.length > 0) return AREA_HOME;
+  return user.admin ? OPERATOR_HOME : PEOPLE_HOME;
 }
 
 /**
@@ -85,7 +88,7 @@ export async function signInWithLink(
     return {
       kind: 'signed-in',
       sessionId: await openSession(tx as Tx, userId, now),
-      home: user ? homeOf(user) : AREA_HOME,
+      home: user ? homeOf(user) : PEOPLE_HOME,
     };
   });
   if (result.kind === 'signed-in' && previousSessionId) await closeSession(db, previousSessionId);

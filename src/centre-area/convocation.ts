@@ -5,20 +5,10 @@ import type { Actor } from '../history/actor.js';
 import { recordChanges } from '../history/record.js';
 import { queueMail } from '../mail/outbox.js';
 import type { Mail } from '../mail/transport.js';
+import { whatToBring } from '../reservations/bring.js';
 import { displayPhone } from '../reservations/phone.js';
 import { frenchDate, frenchTime, zoneNote } from '../web/format.js';
 import type { SessionFile } from './attendance-repository.js';
-
-/** What to bring, for everybody, then by the booking's reason (form.ts: voluntary, probationary, court). */
-const BRING = [
-  'votre permis de conduire ;',
-  'une pièce d’identité en cours de validité (carte d’identité ou passeport) ;',
-];
-const BRING_FOR: Record<string, string> = {
-  probationary:
-    'la lettre 48N reçue en recommandé : le stage est obligatoire pour votre permis probatoire, et le centre en a besoin pour votre attestation ;',
-  court: 'la décision de justice ou la proposition du procureur qui vous impose ce stage ;',
-};
 
 /** The joining instructions for one person booked: where, when, what to bring, and that every hour counts. */
 export function convocationMail(f: {
@@ -47,9 +37,7 @@ export function convocationMail(f: {
       `Votre réservation : ${f.reference}`,
       '',
       'À apporter les deux jours :',
-      ...[...BRING, ...(BRING_FOR[f.reason] ? [BRING_FOR[f.reason] as string] : []), 'de quoi écrire.'].map(
-        (line) => `- ${line}`,
-      ),
+      ...whatToBring(f.reason).map((line) => `- ${line}`),
       '',
       'La présence est obligatoire pendant les deux journées entières : un retard ou une absence, même courte, empêche la délivrance de l’attestation de stage (article R223-5 du Code de la route).',
       '',

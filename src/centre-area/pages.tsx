@@ -49,6 +49,9 @@ export function DashboardPage(props: DashboardProps) {
           <a href="/administration">Administration du service</a> (exploitant)
         </p>
       ) : null}
+      <p>
+        <a href="/mon-espace">Mes réservations de stage</a> (celles faites avec votre adresse e-mail)
+      </p>
       {user.memberships.length === 0 ? (
         <p>
           Votre compte n’est rattaché à aucun centre. Le responsable de votre centre peut vous ajouter à son équipe, ou

@@ -6,6 +6,7 @@
 
 export type { Reason } from './form.js';
 export * from './repository/book.js';
+export * from './repository/by-email.js';
 export * from './repository/cancel.js';
 export * from './repository/contact.js';
 export * from './repository/links.js';

@@ -7,8 +7,8 @@ import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW } from '../helpers/fixtures.js'
 
 /*
  * Where a sign-in lands: an admin with no centre role in the operators' area; a member of a centre
- * (an admin too, whose centres' area links to the operators') and an email with no role in the
- * centres' area.
+ * (an admin too, whose centres' area links to the operators') in the centres' area; an email with
+ * no role in the people's area.
  */
 
 const clock = frozenClock(FIXTURE_NOW);
@@ -60,11 +60,15 @@ describe('where a sign-in lands', () => {
     expect(area.body.includes('href="/administration"')).toBe(email === 'double@service.example');
   });
 
-  it('takes an email with no role to the centres’ area, which says so', async () => {
+  it('takes an email with no role to the people’s area (their reservations)', async () => {
     const { browser, location } = await signInThrough('personne@example.org');
-    expect(location).toBe('/espace-centre');
-    const area = await browser.get('/espace-centre');
-    expect(area.body).toContain('Votre compte n’est rattaché à aucun centre');
+    expect(location).toBe('/mon-espace');
+    const area = await browser.get('/mon-espace');
+    expect(area.statusCode).toBe(200);
+    expect(area.body).toContain('Mes réservations');
     expect(area.body).not.toContain('href="/administration"');
+    expect(area.body).not.toContain('href="/espace-centre"');
+    // The centres' area still opens, and says the account has no centre.
+    expect((await browser.get('/espace-centre')).body).toContain('Votre compte n’est rattaché à aucun centre');
   });
 });

@@ -85,7 +85,8 @@ export async function signIn(app: FastifyInstance, email: string, browser = new 
   });
   const res = await followLink(browser, linkPath(url));
   expect(res.statusCode, res.body).toBe(303);
-  // An admin with no centre role lands in the operators' area, anyone else in the centres' (landing.test.ts).
-  expect(['/espace-centre', '/administration']).toContain(res.headers.location);
+  // A centre member lands in the centres' area, an admin with no centre role in the operators',
+  // anyone else in the people's area (landing.test.ts).
+  expect(['/espace-centre', '/administration', '/mon-espace']).toContain(res.headers.location);
   return browser;
 }

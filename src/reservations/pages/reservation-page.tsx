@@ -128,6 +128,9 @@ export function ReservationPage(props: ReservationPageProps) {
         mailEnabled={props.mailEnabled}
         privateUrl={props.privateUrl}
       />
+      <p>
+        <a href="/connexion">Retrouver toutes mes réservations</a> (connexion par un lien envoyé à votre adresse e-mail)
+      </p>
 
       {entry ? (
         <section aria-labelledby="stage">
