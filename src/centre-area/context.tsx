@@ -8,8 +8,7 @@ import { renderPage } from '../web/render.js';
 import { DashboardPage } from './pages.js';
 import { daysBefore, notDeclared, upcomingSessions } from './repository.js';
 
-export const GUARD_REFUSED =
-  'Ce formulaire n’a pas pu être vérifié (envoyé depuis un autre site, cookies bloqués, ou page ouverte depuis longtemps) : rien n’a été modifié.';
+export { GUARD_REFUSED } from '../accounts/area.js';
 
 export interface Messages {
   notice?: string;
@@ -70,10 +69,4 @@ export function areaContext(app: FastifyInstance): AreaContext {
 export function areaUser(request: FastifyRequest): User {
   if (!request.areaUser) throw new Error('an area route ran before the sign-in hook');
   return request.areaUser;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    areaUser?: User;
-  }
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { registerSignedInArea } from '../accounts/area.js';
 import { areaContext } from './context.js';
 import { attendanceRoutes } from './routes/attendance.js';
 import { attendanceSheetRoutes } from './routes/attendance-sheet.js';
@@ -18,15 +19,6 @@ import { webhooksRoute } from './routes/webhooks.js';
 // Forms of a few short fields.
 const FORM_BODY_LIMIT = 16 * 1024;
 
-/** A form's fields; a name sent more than once (checkboxes) gives the list of its values. */
-function formFields(body: string): Record<string, string | string[]> {
-  const fields = new Map<string, string[]>();
-  for (const [name, value] of new URLSearchParams(body)) fields.set(name, [...(fields.get(name) ?? []), value]);
-  return Object.fromEntries(
-    [...fields].map(([name, values]) => [name, values.length === 1 ? (values[0] as string) : values]),
-  );
-}
-
 /**
  * The centres' area (/espace-centre): a signed-in owner or staff member sees their centres'
  * upcoming sessions and keeps them true, through the same domain functions as the partner API.
@@ -35,18 +27,7 @@ function formFields(body: string): Record<string, string | string[]> {
  */
 export async function registerCentreArea(app: FastifyInstance): Promise<void> {
   const context = areaContext(app);
-  await app.register(async (scope: FastifyInstance) => {
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => done(null, formFields(body as string)),
-    );
-    // Before anything else of the area: who is signed in. Nobody: to the sign-in page.
-    scope.addHook('onRequest', async (request, reply) => {
-      const user = await app.accounts.user(request);
-      if (!user) return reply.header('cache-control', 'no-store').redirect('/connexion', 303);
-      request.areaUser = user;
-    });
+  await registerSignedInArea(app, { bodyLimit: FORM_BODY_LIMIT }, (scope) => {
     dashboardRoute(scope, context);
     placesRoute(scope, context);
     newSessionRoute(scope);

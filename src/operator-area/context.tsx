@@ -9,8 +9,7 @@ import { renderPage } from '../web/render.js';
 import type { CentreStanding } from './centre-pages.js';
 import type { CentreRow } from './repository.js';
 
-export const GUARD_REFUSED =
-  'Ce formulaire n’a pas pu être vérifié (envoyé depuis un autre site, cookies bloqués, ou page ouverte depuis longtemps) : rien n’a été modifié.';
+export { GUARD_REFUSED } from '../accounts/area.js';
 export const NOT_FOUND = 'Cette page n’existe pas.';
 
 /** Days before an approval ends from which the centre is listed as to be renewed. */

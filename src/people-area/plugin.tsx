@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GUARD_REFUSED, registerSignedInArea } from '../accounts/area.js';
 import { PEOPLE_HOME } from '../accounts/sign-in.js';
 import type { User } from '../accounts/users.js';
 import { dateIn } from '../core/clock.js';
+import { UUID } from '../core/uuid.js';
 import { cancelByEmail, reservationsForEmail } from '../reservations/repository.js';
 import { ErrorPage } from '../web/error-page.js';
 import { siteInfo } from '../web/layout.js';
@@ -11,10 +13,7 @@ import { PeoplePage } from './page.js';
 
 // A form of one hidden field.
 const FORM_BODY_LIMIT = 4 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const GUARD_REFUSED =
-  'Ce formulaire n’a pas pu être vérifié (envoyé depuis un autre site, cookies bloqués, ou page ouverte depuis longtemps) : rien n’a été modifié.';
 const CANCELLED = 'Réservation annulée : la place est rendue aussitôt à d’autres personnes.';
 const ALREADY = 'Cette réservation était déjà annulée.';
 const BEGUN = 'Le stage a commencé : la réservation ne peut plus être annulée ici. Contactez le centre.';
@@ -70,18 +69,8 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
     );
   };
 
-  await app.register(async (scope: FastifyInstance) => {
-    scope.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-    );
-    scope.addHook('onRequest', async (request, reply) => {
-      const user = await accounts.user(request);
-      if (!user) return reply.header('cache-control', 'no-store').redirect('/connexion', 303);
-      request.peopleUser = user;
-    });
-    const userOf = (request: FastifyRequest) => request.peopleUser as User;
+  await registerSignedInArea(app, { bodyLimit: FORM_BODY_LIMIT }, (scope) => {
+    const userOf = (request: FastifyRequest) => request.areaUser as User;
     const hidden = { schema: { hide: true } };
 
     scope.get(PEOPLE_HOME, hidden, async (request, reply) => {
@@ -116,10 +105,4 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
       return reply.redirect(`${PEOPLE_HOME}?annule=1`, 303);
     });
   });
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    peopleUser?: User;
-  }
 }
