@@ -12,6 +12,8 @@ export function variedQueries(count: number, today = dateIn(new Date())): string
   const { centres } = generateDemoCatalogue({ today });
   const towns = [...new Set(centres.map((c) => c.city))];
   const postcodes = [...new Set(centres.map((c) => c.postalCode))];
+  // A bare name several communes bear is a 400 asking which: near names the town with its postal code.
+  const places = [...new Set(centres.map((c) => `${c.city} ${c.postalCode}`))];
   const regions = [...new Set(DEPARTMENTS.map((d) => d.region))];
   const day = (offset: number) => new Date(Date.parse(today) + offset * 86_400_000).toISOString().slice(0, 10);
   // mulberry32: integer arithmetic only, so the sequence is long and the same everywhere.
@@ -31,7 +33,7 @@ export function variedQueries(count: number, today = dateIn(new Date())): string
     else if (kind < 0.5) q.set('dept', pick(DEPARTMENTS).code);
     else if (kind < 0.65) q.set('region', pick(regions));
     else if (kind < 0.8) {
-      q.set('near', rnd() < 0.5 ? pick(towns) : pick(postcodes));
+      q.set('near', rnd() < 0.5 ? pick(places) : pick(postcodes));
       if (rnd() < 0.5) q.set('radiusKm', String(pick([10, 20, 50, 100])));
       if (rnd() < 0.3) q.set('sort', 'distance');
     } else {

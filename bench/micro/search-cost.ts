@@ -29,6 +29,8 @@ const snapshot = CatalogueSnapshot.build(
 );
 const cities = [...new Set(generated.centres.map((c) => c.city))];
 const postcodes = [...new Set(generated.centres.map((c) => c.postalCode))];
+// A bare name several communes bear is a 400 asking which: near names the town with its postal code.
+const places = [...new Set(generated.centres.map((c) => `${c.city} ${c.postalCode}`))];
 const regions = [...new Set(DEPARTMENTS.map((d) => d.region))];
 const base = { limit: 20, includeUnavailable: false } as const;
 const families: Record<string, (i: number) => SearchQuery> = {
@@ -36,7 +38,7 @@ const families: Record<string, (i: number) => SearchQuery> = {
   'town + max price': (i) => ({ ...base, city: cities[i % cities.length], maxPrice: 200 }),
   'region only': (i) => ({ ...base, region: regions[i % regions.length] }),
   'department only': (i) => ({ ...base, dept: DEPARTMENTS[i % DEPARTMENTS.length]?.code }),
-  'near town (30 km)': (i) => ({ ...base, near: cities[i % cities.length] }),
+  'near town (30 km)': (i) => ({ ...base, near: places[i % places.length] }),
   'near postcode, price, sat': (i) => ({
     ...base,
     near: postcodes[i % postcodes.length],
@@ -44,7 +46,7 @@ const families: Record<string, (i: number) => SearchQuery> = {
     maxPrice: 250,
     days: [6],
   }),
-  'near, sort distance, 100km': (i) => ({ ...base, near: cities[i % cities.length], radiusKm: 100, sort: 'distance' }),
+  'near, sort distance, 100km': (i) => ({ ...base, near: places[i % places.length], radiusKm: 100, sort: 'distance' }),
   'no filter (counts all)': () => ({ ...base }),
 };
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))] as number;

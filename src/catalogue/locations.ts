@@ -1,4 +1,5 @@
 import { arrondissementNamed, type Commune, communeLabel, geography, locationKey } from './location-index.js';
+import { type PlaceCandidate, readPlace } from './place-names.js';
 
 /*
  * What a search makes of a location as written: where `near` measures from (resolveOrigin), what
@@ -21,6 +22,8 @@ export class SearchArgumentError extends Error {
   constructor(
     readonly field: string,
     readonly reason: string,
+    /** For a name several places answer to: each, with the value that names it alone. */
+    readonly candidates?: readonly PlaceCandidate[],
   ) {
     super(`${field}: ${reason}`);
   }
@@ -46,7 +49,7 @@ export function resolveOrigin(text: string, field = 'near'): Origin {
     }
     return { lat, lng, label: `${lat},${lng}`, key: `${lat},${lng}` };
   }
-  const commune = resolveCommune(text, field);
+  const { commune, note } = resolveCommune(text, field);
   if (commune.lat === undefined || commune.lng === undefined) {
     throw new SearchArgumentError(
       field,
@@ -56,28 +59,45 @@ export function resolveOrigin(text: string, field = 'near'): Origin {
   const approx = commune.approximate
     ? `, mesuré depuis ${commune.parent ? commune.parent.name : 'une commune voisine'}`
     : '';
-  return { lat: commune.lat, lng: commune.lng, label: `${communeLabel(commune)}${approx}`, key: commune.inseeCode };
+  const read = note ? ` (${note})` : '';
+  return {
+    lat: commune.lat,
+    lng: commune.lng,
+    label: `${communeLabel(commune)}${approx}${read}`,
+    key: commune.inseeCode,
+  };
 }
 
-/** The commune a text names; see resolveOrigin. */
-export function resolveCommune(text: string, field: string): Commune {
+/**
+ * The commune a text names (see place-names.ts), with how it was read when that is not the
+ * literal name; throws a SearchArgumentError naming `field`, with the candidates when several
+ * places answer to the text.
+ */
+export function resolveCommune(text: string, field: string): { commune: Commune; note?: string } {
   const g = geography();
   const trimmed = text.trim();
   if (/^\d{5}$/.test(trimmed)) {
     // A postal code first: "69003" is what people write for Lyon 3e (and also Albigny's INSEE code).
     const served = g.byPostalCode.get(trimmed);
-    if (served?.[0]) return served[0];
+    if (served?.[0]) return { commune: served[0] };
   }
   if (/^(?:\d{5}|2[AB]\d{3})$/i.test(trimmed)) {
     const c = g.byInsee.get(trimmed.toUpperCase());
-    if (c) return c;
+    if (c) return { commune: c };
     throw new SearchArgumentError(field, `no commune has the postal code or INSEE code "${trimmed}"`);
   }
+  const reading = readPlace(trimmed);
+  if (reading.kind === 'found') return reading.note ? { commune: reading.commune, note: reading.note } : reading;
+  const shown = trimmed.slice(0, 100);
+  if (reading.kind === 'ambiguous') {
+    const list = reading.candidates.map((c) => `${c.name} (${c.deptCode}): "${c.near}"`).join('; ');
+    throw new SearchArgumentError(
+      field,
+      `"${shown}" names several places; say which, e.g. ${field}=${JSON.stringify(reading.candidates[0]?.near)}. Candidates: ${list}`,
+      reading.candidates,
+    );
+  }
   const key = locationKey(trimmed);
-  const arrondissement = arrondissementNamed(key);
-  if (arrondissement) return arrondissement;
-  const named = g.byName.get(key);
-  if (named?.[0]) return named[0];
   const close = [...g.byName.entries()]
     .filter(([k]) => k.startsWith(key))
     .flatMap(([, list]) => list)
@@ -86,7 +106,7 @@ export function resolveCommune(text: string, field: string): Commune {
     .map(communeLabel);
   throw new SearchArgumentError(
     field,
-    `unknown place "${trimmed.slice(0, 100)}"${close.length ? ` (did you mean ${close.join(', ')}?)` : ''}: give a town name (Villeurbanne), a postal code (69100), an INSEE code (69266) or a position as lat,lng (45.77,4.88)`,
+    `unknown place "${shown}"${close.length ? ` (did you mean ${close.join(', ')}?)` : ''}: give a town name (Villeurbanne), a postal code (69100), an INSEE code (69266) or a position as lat,lng (45.77,4.88)`,
   );
 }
 

@@ -72,7 +72,9 @@ export const stagesRoutes: FastifyPluginAsyncZod = async (app) => {
           sendProblem(
             reply,
             problem(400, 'invalid_parameters', err.message, {
-              errors: [{ name: err.field, reason: err.reason }],
+              errors: [
+                { name: err.field, reason: err.reason, ...(err.candidates ? { candidates: [...err.candidates] } : {}) },
+              ],
               instance: '/api/stages',
             }),
           );

@@ -110,7 +110,7 @@ export const searchFields = {
     'When true, full sessions (0 places left) are included as well.',
   ),
   near: locationNameField('near', 100, ['Villeurbanne', '69003', 'Lyon 3e', '45.77,4.88']).describe(
-    `Sessions within radiusKm of a place: a town ("Villeurbanne", "St Etienne", "Lyon 3e", "Paris 15e"), a postal code ("69100"), an INSEE code ("69266") or a position "lat,lng" ("45.77,4.88"). A name several towns bear means the most populous (the description says which, with its department). A 5-digit number is read as a postal code first. Each session then carries distanceKm. An unknown place is refused (400 naming near).`,
+    `Sessions within radiusKm of a place: a town ("Villeurbanne", "St Etienne", "Lyon 3e", "Paris 15e"), a postal code ("69100"), an INSEE code ("69266") or a position "lat,lng" ("45.77,4.88"). Also "Villeurbanne, France", "69100 Villeurbanne", "Saint-Denis 93", misspellings. A name several towns answer to is refused with errors[0].candidates, each with the near value naming it alone: ask which. A 5-digit number is read as a postal code first. Each session then carries distanceKm. An unknown place is refused (400 naming near).`,
   ),
   radiusKm: optionalCountField('radiusKm', RADIUS_MAX_KM, [10, 50]).describe(
     `With near: maximum distance in km from the place to the centre, 1 to ${RADIUS_MAX_KM}. Default ${RADIUS_DEFAULT_KM}. Refused without near.`,

@@ -20,6 +20,19 @@ export const ProblemSchema = z
           line: z.int().optional().describe('Imports (NDJSON, CSV): line of the bad record in the file.'),
           type: z.string().optional().describe('Imports: the record\'s type, "centre" or "session".'),
           id: z.string().optional().describe("Imports: the record's id."),
+          candidates: z
+            .array(
+              z.object({
+                name: z.string().describe('Commune name, e.g. "Saint-Denis".'),
+                deptCode: z.string().describe('Its department code, e.g. "93".'),
+                postalCode: z.string().describe('One of its postal codes, e.g. "93200".'),
+                near: z.string().describe('The value naming it alone, e.g. "Saint-Denis 93200".'),
+              }),
+            )
+            .optional()
+            .describe(
+              'A place several communes answer to: each, most populous first; ask which, then send its `near`.',
+            ),
         }),
       )
       .optional()

@@ -231,7 +231,7 @@ describe('towns as people write them', () => {
     expect(await cities('city=69266')).toEqual(['Villeurbanne', 'Villeurbanne', 'Villeurbanne']);
   });
 
-  it('near: "Lyon 3e", "Paris 15e", "Marseille 8e", "St Etienne" resolve; an ambiguous name says which it chose', async () => {
+  it('near: "Lyon 3e", "Paris 15e", "Marseille 8e", "St Etienne" resolve; a misspelt name says how it was read', async () => {
     const lyon = await rest('near=Lyon%203e&radiusKm=10');
     expect(lyon.status).toBe(200);
     expect(lyon.body.description).toContain('Lyon 3e Arrondissement (69, Rhône)');
@@ -243,16 +243,42 @@ describe('towns as people write them', () => {
     expect(marseille.body.total).toBe(0);
     const stEtienne = await rest('near=St%20Etienne&radiusKm=5');
     expect(stEtienne.body.total).toBe(2);
-    // Saint-Denis: La Réunion's (153,000) before Seine-Saint-Denis' (113,000).
-    const saintDenis = await rest('near=Saint-Denis');
+    const grenoble = await rest('near=Grenble');
+    expect(grenoble.status).toBe(200);
+    expect(grenoble.body.description).toContain('Grenoble (38, Isère) (« Grenble » lu comme Grenoble)');
+    const saintDenis = await rest('near=Saint-Denis%2C%20La%20R%C3%A9union');
     expect(saintDenis.status).toBe(200);
     expect(saintDenis.body.description).toContain('Saint-Denis (974, La Réunion)');
   });
 
+  it('near that several places answer to: a 400 listing them, each with the near that names it, on REST and MCP', async () => {
+    // La Réunion's Saint-Denis (153,000) does not dominate Seine-Saint-Denis' (113,000): the client asks.
+    const r = await rest('near=Saint-Denis');
+    expect(r.status).toBe(400);
+    const [error] = r.body.errors;
+    expect(error.name).toBe('near');
+    expect(error.candidates.slice(0, 2)).toEqual([
+      { name: 'Saint-Denis', deptCode: '974', postalCode: '97400', near: 'Saint-Denis 97400' },
+      { name: 'Saint-Denis', deptCode: '93', postalCode: '93200', near: 'Saint-Denis 93200' },
+    ]);
+    const chosen = await rest(`near=${encodeURIComponent(error.candidates[1].near)}`);
+    expect(chosen.status).toBe(200);
+    expect(chosen.body.description).toContain('Saint-Denis (93, Seine-Saint-Denis)');
+    const m = await tool({ near: 'Saint-Denis' });
+    expect(m.isError).toBe(true);
+    expect(m.content[0]?.text).toContain('"Saint-Denis 93200"');
+  });
+
   it('an unknown place, a bad position, distance without a place: a 400 naming the argument, and the same words on MCP', async () => {
     const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
-      ['near=Villeurbane', { near: 'Villeurbane' }, 'near', /unknown place "Villeurbane"/],
-      ['near=Saint-Etien', { near: 'Saint-Etien' }, 'near', /did you mean Saint-Étienne \(42, Loire\)/],
+      ['near=Villeurbxxx', { near: 'Villeurbxxx' }, 'near', /unknown place "Villeurbxxx"/],
+      ['near=Saint-Etiennx%20du%20Rouvxx', { near: 'Saint-Etiennx du Rouvxx' }, 'near', /unknown place/],
+      [
+        'near=Saint-Etienne-du-Rouv',
+        { near: 'Saint-Etienne-du-Rouv' },
+        'near',
+        /did you mean Saint-Étienne-du-Rouvray \(76, Seine-Maritime\)/,
+      ],
       ['near=99999', { near: '99999' }, 'near', /no commune has the postal code or INSEE code "99999"/],
       ['near=91,4', { near: '91,4' }, 'near', /latitude -90 to 90/],
       ['sort=distance', { sort: 'distance' }, 'sort', /distance needs near/],

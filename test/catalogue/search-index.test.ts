@@ -41,6 +41,8 @@ describe('indexed search agrees with a walk over every session', () => {
     const rnd = random(20261122);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
     const cities = [...new Set([...snapshot.centresById.values()].map((c) => c.view.city))];
+    // As near, a centre's town with its postal code: a bare name several communes bear is a question back.
+    const places = [...new Set([...snapshot.centresById.values()].map((c) => `${c.view.city} ${c.view.postalCode}`))];
     const regions = [...new Set(DEPARTMENTS.map((d) => d.region))];
     const day = (offset: number) => addDays(today, offset);
     const part = (text: string) => {
@@ -61,7 +63,7 @@ describe('indexed search agrees with a walk over every session', () => {
       if (rnd() < 0.2) query.to = day(Math.floor(rnd() * 400));
       if (rnd() < 0.3) query.maxPrice = Math.round(90 + rnd() * 250);
       if (rnd() < 0.3) {
-        query.near = pick([...cities, '69003', 'Lyon 3e', 'St Etienne', '45.77,4.88', '75015', 'Paris 15e', '13008']);
+        query.near = pick([...places, '69003', 'Lyon 3e', 'St Etienne', '45.77,4.88', '75015', 'Paris 15e', '13008']);
         if (rnd() < 0.5) query.radiusKm = pick([1, 5, 10, 50, 200]);
       }
       if (rnd() < 0.3) query.days = pick([[6], [1], [5, 6], [0], [2, 3, 4]]);

@@ -138,7 +138,9 @@ describe('golden answers through every door (frozen clock, fixture catalogue)', 
       headers: { 'if-none-match': String(page1.headers.etag) },
     });
     await record(d, 'list, bad parameters', { url: '/api/stages?limit=2.5&dept=20&maxPrice=1e3' });
-    await record(d, 'list, unknown place', { url: '/api/stages?near=Lyonn' });
+    await record(d, 'list, unknown place', { url: '/api/stages?near=Qzxwv' });
+    await record(d, 'list, a place several communes answer to', { url: '/api/stages?near=Clermont' });
+    await record(d, 'list, a misspelt place', { url: '/api/stages?near=Lyonn&limit=1' });
     await record(d, 'list, altered cursor', { url: '/api/stages?cursor=abc' });
     await record(d, 'session', { url: `/api/stages/${lyon.id}` });
     await record(d, 'session, full', { url: `/api/stages/${SESSIONS.parisMar6Full.id}` });
