@@ -58,6 +58,12 @@ const EnvSchema = z
       .optional(),
     DEMO_CATALOGUE: booleanFlag('DEMO_CATALOGUE').default(true),
     PLATFORM_NAME: z.string().min(1).max(100).default('Stages Récup Points'),
+    CONTENT_SIGNAL: z
+      .string()
+      .regex(/^\s*(?:search|ai-input|ai-train)=(?:yes|no)(?:\s*,\s*(?:search|ai-input|ai-train)=(?:yes|no))*\s*$/, {
+        error: 'CONTENT_SIGNAL must be a comma-separated list of search, ai-input, ai-train each =yes or =no',
+      })
+      .default('search=yes, ai-input=yes, ai-train=no'),
     SIGNING_KEY: z
       .string()
       .refine((v) => v.trimStart().startsWith('{') || v.includes('-----BEGIN PRIVATE KEY-----'), {
@@ -208,6 +214,13 @@ const EnvSchema = z
         : ({ kind: 'pglite', dataDir: env.DATA_DIR } as const),
       demoCatalogue: env.DEMO_CATALOGUE,
       platformName: env.PLATFORM_NAME,
+      /**
+       * What robots.txt says the pages may be used for (contentsignals.org): search, ai-input,
+       * ai-train, each yes or no; with ai-train=no the named training crawlers are kept out.
+       */
+      contentSignal: Object.fromEntries(
+        env.CONTENT_SIGNAL.split(',').map((part) => part.trim().split('=') as [string, string]),
+      ) as Partial<Record<'search' | 'ai-input' | 'ai-train', 'yes' | 'no'>>,
       logLevel: env.LOG_LEVEL,
       /** Share of successful reads that get a request log line; errors and writes always do. */
       logSampleReads: env.LOG_SAMPLE_READS,

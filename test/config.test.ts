@@ -30,6 +30,13 @@ describe('configuration', () => {
     expect(c.jobs).toEqual({ pollMs: 0, maxAttempts: 3, failedRetentionMs: 30 * 86_400_000 });
   });
 
+  it('signals search and AI input but not training in robots.txt, unless CONTENT_SIGNAL says', () => {
+    expect(loadConfig({}).contentSignal).toEqual({ search: 'yes', 'ai-input': 'yes', 'ai-train': 'no' });
+    expect(loadConfig({ CONTENT_SIGNAL: 'ai-train=yes' }).contentSignal).toEqual({ 'ai-train': 'yes' });
+    for (const bad of ['ai-train=maybe', 'train=no', 'search=yes;ai-train=no'])
+      expect(() => loadConfig({ CONTENT_SIGNAL: bad })).toThrow(/^Invalid configuration:\n {2}CONTENT_SIGNAL: /);
+  });
+
   it('takes imports of up to 50,000 records, unless IMPORT_MAX_RECORDS says', () => {
     expect(loadConfig({}).importMaxRecords).toBe(50_000);
     expect(loadConfig({ IMPORT_MAX_RECORDS: '100000' }).importMaxRecords).toBe(100_000);

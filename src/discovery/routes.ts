@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { authUrls } from '../auth/urls.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
+import { AGENT_SKILLS_INDEX_PATH, agentSkill, SKILL_PATH } from './agent-skills.js';
 import {
   API_CATALOG_CONTENT_TYPE,
   API_CATALOG_PATH,
@@ -28,6 +29,7 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
   const catalogue = JSON.stringify(apiCatalog(base));
   const catalogueLink = `<${base}${API_CATALOG_PATH}>; rel="api-catalog"`;
   const llms = llmsTxt(base, platformName, urls, demoCatalogue, app.config.rateLimit);
+  const skill = agentSkill(base, platformName);
 
   const serve = (path: string, type: string, body: string | Buffer, extra: Record<string, string> = {}) =>
     app.get(path, { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) =>
@@ -41,6 +43,8 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
   // A Buffer, so that Fastify sends the media type exactly as RFC 9727 §4.2 gives it (no charset).
   serve(API_CATALOG_PATH, API_CATALOG_CONTENT_TYPE, Buffer.from(catalogue), { link: catalogueLink });
   serve('/llms.txt', 'text/markdown; charset=utf-8', llms);
+  serve(AGENT_SKILLS_INDEX_PATH, JSON_TYPE, skill.index);
+  serve(SKILL_PATH, 'text/markdown; charset=utf-8', skill.markdown);
 
   app.get('/.well-known/jwks.json', { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) =>
     reply.type(JSON_TYPE).header('cache-control', JWKS_CACHE).send(JSON.stringify(app.accessTokens.keys.jwks())),

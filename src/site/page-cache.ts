@@ -3,10 +3,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
 import { startTurns } from '../catalogue/start-turns.js';
 import { LruCache, stringBytes } from '../core/lru-cache.js';
+import { discoveryLinks } from '../discovery/links.js';
 import { siteErrorPage } from '../web/error-page.js';
 import type { FormGuard } from '../web/form-guard.js';
 import type { SiteInfo } from '../web/layout.js';
 import { HTML_CONTENT_TYPE } from '../web/render.js';
+import { MARKDOWN_CONTENT_TYPE, pageMarkdown, prefersMarkdown } from './markdown.js';
 
 /**
  * Rendered pages, kept until the catalogue changes, the hour turns or a session starts. Every page
@@ -106,12 +108,32 @@ export function cachedPages(
   guard: FormGuard,
 ): (render: PageRenderer) => PageHandler {
   const cache = new PageCache(PAGE_CACHE_BYTES);
+  const links = discoveryLinks(site.baseUrl);
   return (render) => async (request, reply) => {
+    // Every page has a Markdown twin for agents (Accept: text/markdown), named in its Link header.
+    const alternate = `<${site.baseUrl}${request.url.replace(/[<>]/g, encodeURIComponent)}>; rel="alternate"; type="text/markdown"`;
+    reply.header('link', `${links}, ${alternate}`).header('vary', 'Accept');
     const epoch = PageCache.epoch(app.catalogue.snapshot, app.clock.now());
     let cached = cache.get(epoch, request.url);
     if (!cached) {
       cached = toCached(render(request) ?? { status: 404, html: siteErrorPage(site, 404) });
       cache.set(epoch, request.url, cached);
+    }
+    if (prefersMarkdown(request.headers.accept)) {
+      const key = `markdown ${request.url}`;
+      let markdown = cache.get(epoch, key);
+      if (!markdown) {
+        const text = await pageMarkdown(cached.body.toString(), site.baseUrl, request.url);
+        markdown = { status: cached.status, body: Buffer.from(text) };
+        cache.set(epoch, key, markdown);
+      }
+      // No form, so no visitor's token: the same bytes for everyone.
+      reply.header('cache-control', 'no-cache');
+      if (markdown.status !== 200) return reply.code(markdown.status).type(MARKDOWN_CONTENT_TYPE).send(markdown.body);
+      const etag = `"${epoch}-md"`;
+      reply.header('etag', etag);
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.code(200).type(MARKDOWN_CONTENT_TYPE).send(markdown.body);
     }
     // Spots left change at any moment: browsers revalidate rather than show a stale count, and a page
     // unchanged since (same catalogue version, same hour, no session started) costs them an empty 304.

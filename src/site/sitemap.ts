@@ -28,8 +28,3 @@ export function sitemapXml(baseUrl: string, snapshot: CatalogueSnapshot, article
   );
   return `<?xml version="1.0" encoding="UTF-8"?>\n${renderToString(urlset)}`;
 }
-
-/** Everything may be read, the API included: agents that honour robots.txt are its users too. */
-export function robotsTxt(baseUrl: string): string {
-  return ['User-agent: *', 'Allow: /', '', `Sitemap: ${baseUrl}/sitemap.xml`, ''].join('\n');
-}

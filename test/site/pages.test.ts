@@ -380,13 +380,14 @@ describe('odd addresses', () => {
 });
 
 describe('robots, sitemap, stylesheet, headers', () => {
-  it('serves robots.txt pointing to the sitemap', async () => {
+  it('serves robots.txt pointing to the sitemap, everything public open (the AI groups: test/site/agent-ready)', async () => {
     const res = await t.app.inject('/robots.txt');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(res.body).toContain('Sitemap: https://stages.example.test/sitemap.xml');
-    expect(res.body).toMatch(/^User-agent: \*\nAllow: \/\n/);
-    expect(res.body).not.toContain('Disallow');
+    expect(res.body).toMatch(
+      /\nUser-agent: \*\nContent-Signal: search=yes, ai-input=yes, ai-train=no\nAllow: \/\nDisallow: \/reservations\/\n/,
+    );
   });
 
   it('lists the pages in sitemap.xml: home, articles, departments, centres, sessions not begun', async () => {

@@ -15,24 +15,42 @@ export interface HomeProps {
   apiHref: string;
 }
 
+/**
+ * WebMCP's declarative attributes (Chrome's WebMCP, declarative API): a browser agent sees the form
+ * as a tool, fills it in the person's view and leaves the person to submit it. Not in Preact's
+ * types, hence spread.
+ */
+const SEARCH_TOOL = {
+  toolname: 'search_courses',
+  tooldescription:
+    'Search upcoming two-day driving-licence points-recovery courses (stages de récupération de points) in France by town or department, first-day dates and maximum price; the results page lists each session with its price, places left and booking page.',
+};
+const param = (description: string) => ({ toolparamdescription: description });
+
 export function SearchForm({ search }: { search: ParsedSearch }) {
   const v = search.values;
   const e = (f: FormField) => search.errors.find((err) => err.field === f);
   return (
-    <form class="search card" method="get" action="/" aria-label="Rechercher un stage">
+    <form class="search card" method="get" action="/" aria-label="Rechercher un stage" {...SEARCH_TOOL}>
       <div class="row">
         <Field
           name="city"
           label="Ville ou département"
           hint={{ text: 'par exemple Lyon, Saint-Étienne, Rhône, 69' }}
           error={e('city')}
-          input={{ type: 'text', value: v.city ?? '', autocomplete: 'address-level2' }}
+          input={{
+            type: 'text',
+            value: v.city ?? '',
+            autocomplete: 'address-level2',
+            ...param('Town (part of its name), postal code, or department name or number, e.g. Lyon, 69100, Rhône.'),
+          }}
         />
         <div>
           <label for="dept">Département</label>
           <select
             id="dept"
             name="dept"
+            {...param('Department code, e.g. 69 or 2A; empty for all of France.')}
             {...described(e('dept'))}
             // Raw on purpose: constant markup rendered once by the same escaping renderer (departments.tsx)
             dangerouslySetInnerHTML={{ __html: departmentOptionsHtml(canonicalDeptCode(v.dept ?? '')) }}
@@ -46,14 +64,14 @@ export function SearchForm({ search }: { search: ParsedSearch }) {
           label="Du"
           hint={{ text: 'premier jour au plus tôt' }}
           error={e('from')}
-          input={{ type: 'date', value: v.from ?? '' }}
+          input={{ type: 'date', value: v.from ?? '', ...param('Earliest first day, YYYY-MM-DD.') }}
         />
         <Field
           name="to"
           label="Au"
           hint={{ text: 'premier jour au plus tard' }}
           error={e('to')}
-          input={{ type: 'date', value: v.to ?? '' }}
+          input={{ type: 'date', value: v.to ?? '', ...param('Latest first day, YYYY-MM-DD.') }}
         />
       </div>
       <div class="row">
@@ -62,7 +80,7 @@ export function SearchForm({ search }: { search: ParsedSearch }) {
           label="Prix maximum"
           hint={{ text: 'en euros' }}
           error={e('maxPrice')}
-          input={{ type: 'text', inputmode: 'decimal', value: v.maxPrice ?? '' }}
+          input={{ type: 'text', inputmode: 'decimal', value: v.maxPrice ?? '', ...param('Maximum price in euros.') }}
         />
         <div class="check">
           <input
@@ -70,6 +88,7 @@ export function SearchForm({ search }: { search: ParsedSearch }) {
             name="includeUnavailable"
             type="checkbox"
             value="true"
+            {...param('Also list full sessions.')}
             checked={v.includeUnavailable === 'true' || v.includeUnavailable === '1'}
           />
           <label for="includeUnavailable">Afficher aussi les sessions complètes</label>

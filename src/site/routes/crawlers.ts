@@ -2,11 +2,12 @@ import type { ArticleLibrary } from '../../articles/articles.js';
 import { dateIn } from '../../core/clock.js';
 import { NOT_RATE_LIMITED } from '../../http/rate-limit.js';
 import type { SiteContext } from '../context.js';
-import { robotsTxt, sitemapXml } from '../sitemap.js';
+import { robotsTxt } from '../robots.js';
+import { sitemapXml } from '../sitemap.js';
 
 /** GET /robots.txt and /sitemap.xml, for search engines and agents. */
 export function crawlerRoutes({ app, site }: SiteContext, articles: ArticleLibrary): void {
-  const robots = robotsTxt(site.baseUrl);
+  const robots = robotsTxt(site.baseUrl, app.config.contentSignal);
   app.get('/robots.txt', { schema: { hide: true }, config: NOT_RATE_LIMITED }, async (_request, reply) =>
     reply.type('text/plain; charset=utf-8').header('cache-control', 'public, max-age=3600').send(robots),
   );
