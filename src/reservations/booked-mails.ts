@@ -44,7 +44,13 @@ export async function queueBookedMails(
     paymentNote: context.paymentNote,
     platformName: context.site.name,
     ...(left && booked.changedFrom
-      ? { changedFrom: { course: left.course, centreName: left.centreName, otherCentre: booked.changedFrom.otherCentre } }
+      ? {
+          changedFrom: {
+            course: left.course,
+            centreName: left.centreName,
+            otherCentre: booked.changedFrom.otherCentre,
+          },
+        }
       : {}),
   };
   // The calendar file rides along: the course's days, the centre's address and phone, the reference

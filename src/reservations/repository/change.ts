@@ -98,7 +98,7 @@ async function changeIn(tx: Tx, request: DateChangeRequest): Promise<DateChangeO
   const [found] = await tx
     .select({
       r: reservations,
-      open: sql<boolean>`${sessionStart} - make_interval(days => ${request.cutoffDays}) > ${now}::timestamptz`,
+      open: sql<boolean>`${sessionStart} - make_interval(hours => ${request.cutoffDays * 24}) > ${now}::timestamptz`,
     })
     .from(reservations)
     .innerJoin(stageSessions, eq(stageSessions.id, reservations.sessionId))
