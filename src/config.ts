@@ -160,6 +160,7 @@ const EnvSchema = z
       .max(90, 'JOBS_FAILED_RETENTION_DAYS must be at most 90')
       .default(7),
     RESERVATION_PAYMENT_NOTE: z.string().min(1).max(1000).optional(),
+    CHANGE_CUTOFF_DAYS: positiveInt('CHANGE_CUTOFF_DAYS').max(60, 'CHANGE_CUTOFF_DAYS must be at most 60').default(7),
     TRUST_PROXY: z
       .string()
       .transform((v, ctx) => {
@@ -296,8 +297,12 @@ const EnvSchema = z
        * (tests, local receivers); alertEmail is told when an all-centre subscription is disabled.
        */
       webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE, alertEmail: env.WEBHOOK_ALERT_EMAIL },
-      /** Reservations on the site: how people pay. */
+      /**
+       * Reservations on the site: how people pay; until how many days before a course's start a
+       * person may change its date from their area.
+       */
       reservations: {
+        changeCutoffDays: env.CHANGE_CUTOFF_DAYS,
         paymentNote:
           env.RESERVATION_PAYMENT_NOTE ??
           'Le paiement se fait auprès du centre, qui vous contacte pour confirmer votre place et vous indiquer comment régler (carte, virement ou chèque). Votre place est retenue dès maintenant.',

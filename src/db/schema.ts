@@ -301,6 +301,15 @@ export const reservations = pgTable(
     purgedAt: timestamp('purged_at', { withTimezone: true, mode: 'date' }),
     /** When the centre marked it paid (the centre's area; who did is in change_history); null: not paid. */
     paidAt: timestamp('paid_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * The person's last date change from their area (people-area/change): when, and from which
+     * session to which. A row moved in place carries both; when the change went to another centre,
+     * the row cancelled at the first and the new one at the second carry the same pair. The
+     * webhooks tell a date change from a plain cancel or booking by it (reservation.changed).
+     */
+    changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }),
+    changedFromSessionId: uuid('changed_from_session_id'),
+    changedToSessionId: uuid('changed_to_session_id'),
     ...timestamps,
   },
   (t) => [

@@ -5,11 +5,13 @@ import type { PersonReservation } from '../reservations/repository.js';
 import { frenchDate, frenchTime, zoneNote } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
 
-/** One of the person's reservations as the page shows it: whether it is ahead, and if it can be cancelled. */
+/** One of the person's reservations as the page shows it: whether it is ahead, and if it can be cancelled or moved. */
 export interface ListedReservation {
   reservation: PersonReservation;
   upcoming: boolean;
   cancellable: boolean;
+  /** Before the change cut-off (CHANGE_CUTOFF_DAYS before its start). */
+  changeable: boolean;
 }
 
 export interface PeoplePageProps {
@@ -75,6 +77,15 @@ function ReservationCard({ item, formToken }: { item: ListedReservation; formTok
             ))}
           </ul>
         </>
+      ) : null}
+      {item.cancellable ? (
+        item.changeable ? (
+          <p>
+            <a href={`/mon-espace/reservations/${r.id}/changement`}>Changer de date</a>
+          </p>
+        ) : (
+          <p>La date ne peut plus être changée ici, le stage est trop proche : contactez le centre.</p>
+        )
       ) : null}
       {item.cancellable ? (
         <form method="post" action={`/mon-espace/reservations/${r.id}/annulation`}>

@@ -9,6 +9,8 @@ import { ErrorPage } from '../web/error-page.js';
 import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
+import { changeRoutes } from './change.js';
+import { changeAllowed } from './change-rule.js';
 import { PeoplePage } from './page.js';
 
 // A form of one hidden field.
@@ -18,6 +20,9 @@ const CANCELLED = 'Réservation annulée : la place est rendue aussitôt à d’
 const ALREADY = 'Cette réservation était déjà annulée.';
 const BEGUN = 'Le stage a commencé : la réservation ne peut plus être annulée ici. Contactez le centre.';
 const NOT_YOURS = 'Aucune de vos réservations ne porte ce numéro.';
+const CHANGED =
+  'Date changée : votre nouvelle place est réservée, en attente de confirmation par le centre. Un e-mail vous le confirme.';
+const CHANGED_ALREADY = 'Ce changement de date était déjà fait : il n’a été fait qu’une fois.';
 
 /**
  * The people's area (/mon-espace): a signed-in person (the shared emailed sign-in; any email)
@@ -27,6 +32,7 @@ const NOT_YOURS = 'Aucune de vos réservations ne porte ce numéro.';
 export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
   const site = siteInfo(app.config);
   const { accounts } = app;
+  const cutoffDays = app.config.reservations.changeCutoffDays;
 
   const page = async (
     request: FastifyRequest,
@@ -42,6 +48,7 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
         reservation,
         upcoming: reservation.session.day2 >= today,
         cancellable: reservation.status !== 'cancelled' && reservation.session.day1 > today,
+        changeable: changeAllowed(reservation.session, reservation.centre.timeZone, now, cutoffDays),
       };
     });
     // Upcoming first, soonest first; then the rest, latest first (the list comes latest first).
@@ -75,7 +82,16 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
 
     scope.get(PEOPLE_HOME, hidden, async (request, reply) => {
       const query = request.query as Record<string, unknown>;
-      const notice = query.annule === '1' ? CANCELLED : query.deja === '1' ? ALREADY : undefined;
+      const notice =
+        query.annule === '1'
+          ? CANCELLED
+          : query.deja === '1'
+            ? ALREADY
+            : query.change === '1'
+              ? CHANGED
+              : query.change === 'deja'
+                ? CHANGED_ALREADY
+                : undefined;
       return page(request, reply, userOf(request), 200, { notice });
     });
 
@@ -104,5 +120,7 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
       await app.catalogue.refresh();
       return reply.redirect(`${PEOPLE_HOME}?annule=1`, 303);
     });
+
+    changeRoutes(app, scope);
   });
 }

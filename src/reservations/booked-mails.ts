@@ -4,9 +4,9 @@ import { queueMail } from '../mail/outbox.js';
 import { privatePath } from './answers.js';
 import type { ReservationContext } from './context.js';
 import { ICS_CONTENT_TYPE, icsFacts, icsFileName, reservationIcs } from './ics.js';
-import { type BookedMailFacts, centreNoticeMail, confirmationMail } from './mail.js';
+import { type BookedMailFacts, centreMovedAwayMail, centreNoticeMail, confirmationMail } from './mail.js';
 import { queueReminder } from './reminder.js';
-import { centreContact, type ReservationRow } from './repository.js';
+import { centreContact, courseOf, type ReservationRow } from './repository.js';
 
 export interface BookedMails {
   reservation: ReservationRow;
@@ -16,6 +16,8 @@ export interface BookedMails {
   person: BookedMailFacts['person'];
   /** The service's clock at booking: a course less than two days away gets no reminder. */
   now: Date;
+  /** A date change: the reservation left (its session, centre and person as they were). */
+  changedFrom?: { reservation: ReservationRow; otherCentre: boolean };
 }
 
 /**
@@ -25,9 +27,14 @@ export interface BookedMails {
  * holds the private link: its row is secret (mail/outbox.ts). The reminder two days before the
  * course is queued with them (reminder.ts).
  */
-export async function queueBookedMails(tx: Tx, context: ReservationContext, booked: BookedMails): Promise<void> {
+export async function queueBookedMails(
+  tx: Tx,
+  context: Pick<ReservationContext, 'site' | 'paymentNote'>,
+  booked: BookedMails,
+): Promise<void> {
   const { reservation, entry } = booked;
   const centre = await centreContact(tx, reservation.centreId);
+  const left = booked.changedFrom && (await courseOf(tx, booked.changedFrom.reservation));
   const facts: BookedMailFacts = {
     reference: reservation.reference,
     entry,
@@ -36,6 +43,15 @@ export async function queueBookedMails(tx: Tx, context: ReservationContext, book
     privateUrl: `${context.site.baseUrl}${privatePath(booked.token)}`,
     paymentNote: context.paymentNote,
     platformName: context.site.name,
+    ...(left && booked.changedFrom
+      ? {
+          changedFrom: {
+            course: left.course,
+            centreName: left.centreName,
+            otherCentre: booked.changedFrom.otherCentre,
+          },
+        }
+      : {}),
   };
   // The calendar file rides along: the course's days, the centre's address and phone, the reference
   // (no more than the email says); stamped with the moment of the booking.
@@ -48,5 +64,19 @@ export async function queueBookedMails(tx: Tx, context: ReservationContext, book
   };
   await queueMail(tx, { ...confirmationMail(facts), attachments: [calendar] }, { secret: true });
   if (centre?.email) await queueMail(tx, centreNoticeMail(facts, centre.email), { secret: false });
+  // A change to another centre is a cancellation at the first: it is told too.
+  const previous = booked.changedFrom?.reservation;
+  if (left?.centreEmail && previous && booked.changedFrom?.otherCentre)
+    await queueMail(
+      tx,
+      centreMovedAwayMail({
+        to: left.centreEmail,
+        reference: previous.reference,
+        course: left.course,
+        person: { firstName: previous.firstName, lastName: previous.lastName },
+        platformName: context.site.name,
+      }),
+      { secret: false },
+    );
   await queueReminder(tx, { reservationId: reservation.id, entry, now: booked.now });
 }

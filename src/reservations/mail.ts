@@ -14,6 +14,11 @@ export interface BookedMailFacts {
   privateUrl: string;
   paymentNote: string;
   platformName: string;
+  /**
+   * A date change from the person's area: the course left (at this centre, or at another when
+   * `otherCentre`), so that each email says it is a change and not a first booking.
+   */
+  changedFrom?: { course: CancelledCourse; centreName: string; otherCentre: boolean };
 }
 
 function sessionLines(f: BookedMailFacts): string[] {
@@ -29,12 +34,24 @@ function sessionLines(f: BookedMailFacts): string[] {
 
 /** To the person: the reference, the session, how to pay, and the private link. */
 export function confirmationMail(f: BookedMailFacts): Mail {
+  const from = f.changedFrom;
   return {
     to: f.person.email,
-    subject: `Réservation ${f.reference} : stage du ${frenchDate(f.entry.view.day1)} à ${f.entry.view.centre.city}`,
+    subject: `${from ? 'Changement de date' : 'Réservation'} ${f.reference} : stage du ${frenchDate(f.entry.view.day1)} à ${f.entry.view.centre.city}`,
     text: [
       `Bonjour ${f.person.firstName},`,
       '',
+      ...(from
+        ? [
+            `Votre changement de date est fait : votre place au stage du ${frenchDate(from.course.day1)} et du ${frenchDate(from.course.day2)} (${from.centreName}, ${from.course.city}) est rendue, et une place vous est réservée au stage ci-dessous. Le centre doit la confirmer, comme pour une nouvelle réservation.`,
+            ...(from.otherCentre
+              ? [
+                  `C’est un autre centre : votre réservation au premier centre est annulée et celle-ci en est une nouvelle, avec sa propre référence. Le paiement se règle avec chaque centre (remboursement éventuel auprès du premier, paiement auprès du nouveau).`,
+                ]
+              : []),
+            '',
+          ]
+        : []),
       `Votre place est réservée. Référence : ${f.reference}`,
       '',
       ...sessionLines(f),
@@ -59,11 +76,17 @@ export function confirmationMail(f: BookedMailFacts): Mail {
 /** To the centre: who booked which session, and how to confirm it. */
 export function centreNoticeMail(f: BookedMailFacts, centreEmail: string): Mail {
   const p = f.person;
+  const from = f.changedFrom;
+  const first = !from
+    ? `Nouvelle réservation ${f.reference} (en attente de votre confirmation).`
+    : from.otherCentre
+      ? `Nouvelle réservation ${f.reference} par un changement de date (en attente de votre confirmation) : la personne quitte un stage d’un autre centre.`
+      : `Changement de date de la réservation ${f.reference} (en attente de votre confirmation) : la personne quitte votre stage du ${frenchDate(from.course.day1)} et du ${frenchDate(from.course.day2)}, dont la place est remise en vente, pour celui-ci.`;
   return {
     to: centreEmail,
-    subject: `Nouvelle réservation ${f.reference} : stage du ${frenchDate(f.entry.view.day1)}`,
+    subject: `${from && !from.otherCentre ? 'Changement de date' : 'Nouvelle réservation'} ${f.reference} : stage du ${frenchDate(f.entry.view.day1)}`,
     text: [
-      `Nouvelle réservation ${f.reference} (en attente de votre confirmation).`,
+      first,
       '',
       ...sessionLines(f),
       '',
@@ -108,6 +131,28 @@ export function sessionCancelledMail(f: {
       `Raison donnée par le centre : ${f.reason}`,
       '',
       `Pour une autre date, contactez le centre${f.centre.phone ? ` (${f.centre.phone})` : ''} ou cherchez un autre stage sur ${f.platformName}.`,
+      '',
+      f.platformName,
+    ].join('\n'),
+  };
+}
+
+/** To the centre a person left for another centre's course: the reservation is cancelled, its place on sale again. */
+export function centreMovedAwayMail(f: {
+  to: string;
+  reference: string;
+  course: CancelledCourse;
+  person: { firstName: string | null; lastName: string | null };
+  platformName: string;
+}): Mail {
+  const s = f.course;
+  return {
+    to: f.to,
+    subject: `Réservation ${f.reference} annulée (changement de date) : stage du ${frenchDate(s.day1)}`,
+    text: [
+      `La réservation ${f.reference} de ${f.person.firstName ?? ''} ${f.person.lastName ?? ''} pour votre stage du ${frenchDate(s.day1)} et du ${frenchDate(s.day2)} est annulée : la personne a changé de date pour un stage d’un autre centre. Sa place est remise en vente.`,
+      '',
+      'Un paiement déjà reçu pour cette réservation se règle directement avec la personne, selon vos conditions.',
       '',
       f.platformName,
     ].join('\n'),

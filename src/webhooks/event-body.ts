@@ -65,6 +65,8 @@ export async function eventBody(
   if (event.type === 'session.changed' && event.sessionId) data.session = await sessionData(db, event.sessionId);
   if (event.reservationId)
     Object.assign(data, await reservationData(db, event.reservationId, mayCarryPerson(subscription)));
+  // A date change names both sessions as they were at the change (the resource may change again).
+  if (event.change) data.change = event.change;
   if (event.type === 'webhook.test') data.subscriptionId = event.subscriptionId;
   return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data });
 }

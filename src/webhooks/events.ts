@@ -30,6 +30,8 @@ export const deliveryPayload = z.object({
   sessionId: z.string().optional(),
   centreId: z.string().nullable().optional(),
   reservationId: z.string().optional(),
+  /** A person's date change (reservation.changed): the session left and the session taken. */
+  change: z.object({ fromSessionId: z.string(), toSessionId: z.string() }).optional(),
 });
 export type DeliveryPayload = z.infer<typeof deliveryPayload>;
 

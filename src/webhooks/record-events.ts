@@ -15,10 +15,21 @@ interface ChangeEvent {
   centreId: string;
   sessionId: string;
   reservationId?: string;
+  change?: { fromSessionId: string; toSessionId: string };
 }
 
-/** A reservation's event from what this transaction did to it (every write stamps updated_at = now()). */
-function reservationEvent(r: { created: boolean; cancelled: boolean; confirmed: boolean }): WebhookEventType {
+/**
+ * A reservation's event from what this transaction did to it (every write stamps updated_at = now()).
+ * A person's date change comes first: the row it cancelled (another centre) or created there is
+ * a `reservation.changed`, so that a receiver tells it from a plain cancellation or booking.
+ */
+function reservationEvent(r: {
+  created: boolean;
+  cancelled: boolean;
+  confirmed: boolean;
+  dateChanged: boolean;
+}): WebhookEventType {
+  if (r.dateChanged) return 'reservation.changed';
   if (r.created) return 'reservation.created';
   if (r.cancelled) return 'reservation.cancelled';
   if (r.confirmed) return 'reservation.confirmed';
@@ -49,6 +60,9 @@ export async function recordWebhookEvents(tx: Tx, sinceVersion: number, clock: C
       created: sql<boolean>`${reservations.createdAt} = now()`,
       cancelled: sql<boolean>`coalesce(${reservations.cancelledAt} = now(), false)`,
       confirmed: sql<boolean>`coalesce(${reservations.confirmedAt} = now(), false)`,
+      dateChanged: sql<boolean>`coalesce(${reservations.changedAt} = now(), false)`,
+      changedFrom: reservations.changedFromSessionId,
+      changedTo: reservations.changedToSessionId,
     })
     .from(reservations)
     .where(sql`${reservations.updatedAt} = now()`)
@@ -65,6 +79,9 @@ export async function recordWebhookEvents(tx: Tx, sinceVersion: number, clock: C
       centreId: r.centreId,
       sessionId: r.sessionId,
       reservationId: r.id,
+      ...(r.dateChanged && r.changedFrom && r.changedTo
+        ? { change: { fromSessionId: r.changedFrom, toSessionId: r.changedTo } }
+        : {}),
     })),
     ...changedSessions.map((s) => ({ type: 'session.changed' as const, centreId: s.centreId, sessionId: s.sessionId })),
   ];

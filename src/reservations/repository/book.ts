@@ -1,24 +1,19 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connect.js';
-import { reservationLinks, reservations, stageSessions } from '../../db/schema.js';
-import { catalogueWrite, type Tx } from '../../db/write.js';
+import { reservations } from '../../db/schema.js';
+import { catalogueWrite } from '../../db/write.js';
 import { WriteRefused } from '../../db/write-refused.js';
 import { emailKey } from '../form.js';
-import { newLinkToken, newReference, secretHash } from '../secrets.js';
+import { newReference, secretHash } from '../secrets.js';
+import { addLink } from './links.js';
+import { takePlace, whyNoPlace } from './places.js';
 import type { BookingOutcome, BookingRequest, ReservationRow } from './rows.js';
-import { centreOpen, sessionStart } from './session-start.js';
 
 /**
  * How long after booking the same browser may be led to its reservation again. Compared with
  * the database's clock, which stamped the reservation's createdAt.
  */
 const AGAIN_WINDOW = sql`interval '30 minutes'`;
-
-async function addLink(tx: Tx, reservationId: string): Promise<string> {
-  const token = newLinkToken();
-  await tx.insert(reservationLinks).values({ tokenHash: secretHash(token), reservationId });
-  return token;
-}
 
 /**
  * Books one place, in one transaction: the place is taken by one conditional UPDATE (never below
@@ -50,33 +45,8 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
           if (existing.browserHash !== browserHash || !recent) return { kind: 'duplicate' };
           return { kind: 'again', reservation: existing, token: await addLink(tx, existing.id) };
         }
-        const [session] = await tx
-          .update(stageSessions)
-          .set({
-            spotsAvailable: sql`${stageSessions.spotsAvailable} - 1`,
-            heldHere: sql`${stageSessions.heldHere} + 1`,
-            updatedAt: sql`now()`,
-          })
-          .where(
-            and(
-              eq(stageSessions.id, request.sessionId),
-              eq(stageSessions.status, 'scheduled'),
-              sql`${sessionStart} > ${request.now.toISOString()}::timestamptz`,
-              sql`${stageSessions.spotsAvailable} > 0`,
-              centreOpen(request.now),
-            ),
-          )
-          .returning({ centreId: stageSessions.centreId });
-        if (!session) {
-          const [current] = await tx
-            .select({
-              status: stageSessions.status,
-              begun: sql<boolean>`${sessionStart} <= ${request.now.toISOString()}::timestamptz or not ${centreOpen(request.now)}`,
-            })
-            .from(stageSessions)
-            .where(eq(stageSessions.id, request.sessionId));
-          return current && current.status === 'scheduled' && !current.begun ? { kind: 'full' } : { kind: 'closed' };
-        }
+        const session = await takePlace(tx, request.sessionId, request.now);
+        if (!session) return { kind: await whyNoPlace(tx, request.sessionId, request.now) };
         const d = request.details;
         const [reservation] = await tx
           .insert(reservations)

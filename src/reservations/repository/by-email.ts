@@ -13,7 +13,7 @@ export interface PersonReservation {
   status: ReservationStatus;
   reason: string;
   cancelledBy: string | null;
-  session: { day1: string; day2: string; startTime: string; endTime: string; cancelled: boolean };
+  session: { id: string; day1: string; day2: string; startTime: string; endTime: string; cancelled: boolean };
   centre: { name: string; address: string; postalCode: string; city: string; phone: string | null; timeZone: string };
 }
 
@@ -29,6 +29,7 @@ export async function reservationsForEmail(db: Db, email: string): Promise<Perso
       status: reservations.status,
       reason: reservations.reason,
       cancelledBy: reservations.cancelledBy,
+      sessionId: reservations.sessionId,
       day1: stageSessions.day1,
       day2: stageSessions.day2,
       startTime: stageSessions.startTime,
@@ -53,6 +54,7 @@ export async function reservationsForEmail(db: Db, email: string): Promise<Perso
     reason: r.reason,
     cancelledBy: r.cancelledBy,
     session: {
+      id: r.sessionId,
       day1: r.day1,
       day2: r.day2,
       startTime: r.startTime,

@@ -4,6 +4,7 @@ import { reservationLinks, reservations, stageSessions } from '../../db/schema.j
 import { catalogueWrite, type Tx } from '../../db/write.js';
 import { emailKey } from '../form.js';
 import { secretHash } from '../secrets.js';
+import { givePlaceBack } from './places.js';
 import type { ReservationRow } from './rows.js';
 
 export type Canceller = 'person' | 'centre' | 'operator';
@@ -19,15 +20,7 @@ export async function cancelIn(tx: Tx, row: ReservationRow, by: Canceller): Prom
     .where(and(eq(reservations.id, row.id), sql`${reservations.status} <> 'cancelled'`))
     .returning();
   if (!cancelled) return row;
-  // A cancelled session already let its reservations go (held_here 0): nothing left to give back.
-  await tx
-    .update(stageSessions)
-    .set({
-      spotsAvailable: sql`${stageSessions.spotsAvailable} + 1`,
-      heldHere: sql`${stageSessions.heldHere} - 1`,
-      updatedAt: sql`now()`,
-    })
-    .where(and(eq(stageSessions.id, row.sessionId), sql`${stageSessions.heldHere} > 0`));
+  await givePlaceBack(tx, row.sessionId);
   return cancelled;
 }
 

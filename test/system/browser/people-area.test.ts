@@ -77,4 +77,31 @@ describe('a person’s reservations on a phone, in Chromium', () => {
     expect(await page.getByRole('heading', { name: 'Passées ou annulées' }).count()).toBe(1);
     await check('people-area-cancelled');
   });
+
+  it('changes the date of a booking from the signed-in area', { timeout: 120_000 }, async () => {
+    // Still signed in from the test above. Bourg-en-Bresse on 14 March: ten days ahead, changeable.
+    const bourg = SESSIONS.bourgMar14.id;
+    await book(bourg, 'voluntary');
+    await page.goto(`${base}/mon-espace`);
+    const card = page.getByRole('article', { name: /^Stage des jeudi 14 mars 2030/ });
+    await Promise.all([
+      page.waitForURL('**/mon-espace/reservations/*/changement'),
+      card.getByRole('link', { name: 'Changer de date' }).click(),
+    ]);
+    expect(await page.getByRole('heading', { name: 'Changer de date' }).count()).toBe(1);
+    expect(await page.getByRole('heading', { name: 'Dans un centre proche' }).count()).toBe(1);
+    await check('people-area-change');
+
+    const before = await placesLeft(t.app, bourg);
+    const target = page.getByRole('listitem').filter({ hasText: 'Centre Ajaccio' });
+    await Promise.all([
+      page.waitForURL('**/mon-espace?change=1'),
+      target.getByRole('button', { name: 'Choisir ce stage' }).click(),
+    ]);
+    await expect.poll(() => page.getByText('Date changée').count()).toBe(1);
+    expect(await page.getByRole('heading', { name: /^Stage des mercredi 13 mars 2030/ }).count()).toBe(1);
+    expect(await page.getByRole('heading', { name: /^Stage des jeudi 14 mars 2030/ }).count()).toBe(1); // cancelled, listed below
+    expect(await placesLeft(t.app, bourg)).toBe(before + 1);
+    await check('people-area-changed');
+  });
 });
