@@ -1,5 +1,6 @@
 import type { User } from '../accounts/users.js';
 import { whatToBring } from '../reservations/bring.js';
+import { CANCELLATION_TERMS_TITLE, CancellationTerms } from '../reservations/cancellation-terms.js';
 import { displayPhone } from '../reservations/phone.js';
 import type { PersonReservation } from '../reservations/repository.js';
 import { frenchDate, frenchTime, zoneNote } from '../web/format.js';
@@ -74,6 +75,12 @@ function ReservationCard({ item, formToken }: { item: ListedReservation; formTok
               <li>{line}</li>
             ))}
           </ul>
+        </>
+      ) : null}
+      {r.status !== 'cancelled' ? (
+        <>
+          <h4 id={`${headingId}-conditions`}>{CANCELLATION_TERMS_TITLE}</h4>
+          <CancellationTerms terms={c.cancellationTerms} />
         </>
       ) : null}
       {item.cancellable ? (

@@ -1,6 +1,7 @@
 import { formatPrice } from '../../catalogue/price.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { described, Field, FieldMessage, type FieldProps } from '../../web/field.js';
+import { CANCELLATION_TERMS_TITLE, CancellationTerms } from '../cancellation-terms.js';
 import { type FieldName, type FormState, REASONS } from '../form.js';
 
 /** The reservation form as a page shows it: the token, and after a refusal what was typed and why. */
@@ -136,6 +137,8 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
         Une place pour vous, au centre <strong>{s.centre.name}</strong>, au prix de {formatPrice(s.priceEuros)}. Le
         paiement se fait auprès du centre ; la place est retenue dès l’envoi du formulaire.
       </p>
+      <h3 id="conditions">{CANCELLATION_TERMS_TITLE}</h3>
+      <CancellationTerms terms={entry.centre.record.cancellationTerms} />
       {/* The fragment brings a refused form's page back to the form and its errors, not to the top. */}
       <form class="booking" method="post" action={`${reservationPath(s.id)}#reserver`} novalidate>
         <input type="hidden" name="formToken" value={formToken} />
