@@ -123,6 +123,9 @@ export function PeoplePage(props: PeoplePageProps) {
           {props.notice}
         </p>
       ) : null}
+      <p>
+        <a href="/mon-espace/donnees">Mes données</a> : les voir, les télécharger ou les supprimer
+      </p>
       {user.memberships.length > 0 ? (
         <p>
           <a href="/espace-centre">Espace centre</a>

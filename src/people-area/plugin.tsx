@@ -9,6 +9,7 @@ import { ErrorPage } from '../web/error-page.js';
 import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
+import { registerPeopleData } from './data.js';
 import { PeoplePage } from './page.js';
 
 // A form of one hidden field.
@@ -105,4 +106,5 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
       return reply.redirect(`${PEOPLE_HOME}?annule=1`, 303);
     });
   });
+  await registerPeopleData(app);
 }
