@@ -143,8 +143,10 @@ export function DeletedPage({ site, cancelled, erased }: { site: SiteInfo; cance
       <ul>
         {cancelled.length ? (
           <li>
-            Réservation{cancelled.length > 1 ? 's' : ''} annulée{cancelled.length > 1 ? 's' : ''} d’abord, places
-            rendues : {cancelled.join(', ')}.
+            {cancelled.length > 1
+              ? 'Réservations annulées d’abord, places rendues'
+              : 'Réservation annulée d’abord, place rendue'}{' '}
+            : {cancelled.join(', ')}.
           </li>
         ) : null}
         {erased.deleted.map((line) => (
@@ -162,7 +164,7 @@ export function DeletedPage({ site, cancelled, erased }: { site: SiteInfo; cance
         <p>Rien qui vous nomme.</p>
       )}
       <p>
-        Restent, sans votre nom ni votre e-mail : l’état et les dates (au jour près) de vos réservations, pour les
+        Restent aussi, sans rien qui vous nomme : l’état et les dates (au jour près) des réservations effacées, pour les
         comptes du centre. Un e-mail déjà parti reste dans votre boîte. Pour toute question, écrivez au centre ; vous
         pouvez aussi adresser une réclamation à la CNIL.
       </p>
