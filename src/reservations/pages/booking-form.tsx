@@ -172,8 +172,9 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
         <Consent state={state} />
         <p class="hint" id="donnees">
           Vos nom, e-mail, téléphone et motif servent à cette réservation seulement : ils sont transmis au centre{' '}
-          {s.centre.name}, qui organise le stage, et à personne d’autre ; ils sont effacés après le stage. Vous pouvez y
-          accéder, les corriger ou les faire effacer en écrivant au centre, et adresser une réclamation à la CNIL.
+          {s.centre.name}, qui organise le stage, et à personne d’autre ; ils sont effacés après le stage. Vous pouvez
+          les consulter, les télécharger ou les effacer depuis votre espace (« Mes données »), les faire corriger en
+          écrivant au centre, et adresser une réclamation à la CNIL.
         </p>
         {/* Left empty by people (it is out of sight and out of the tab order); filled by form robots. */}
         <div class="hp" aria-hidden="true">
