@@ -46,10 +46,18 @@ export const centres = pgTable(
     suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
     /** The operator's reason for the suspension; never shown publicly. */
     suspensionReason: text('suspension_reason'),
+    /**
+     * The centre's own cancellation and refund terms, as it writes them (plain text, line breaks
+     * kept): shown to people before they book, on their reservation and in its confirmation email.
+     * Null: the service's default sentence (reservations/cancellation-terms.tsx). Not in the public
+     * REST/MCP centre object (spec.md §2.3).
+     */
+    cancellationTerms: text('cancellation_terms'),
     ...timestamps,
   },
   (t) => [
     index('centres_dept_code_idx').on(t.deptCode),
+    check('centres_cancellation_terms_length', sql`char_length(${t.cancellationTerms}) <= 2000`),
     check('centres_agrement_number_format', sql`${t.agrementNumber} ~ '^R[0-9]{2}[0-9A-Z]{3}[0-9]{5}$'`),
     check('centres_lat_range', sql`${t.lat} between -90 and 90`),
     check('centres_lng_range', sql`${t.lng} between -180 and 180`),

@@ -11,6 +11,7 @@ import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
 import { changeRoutes } from './change.js';
 import { changeAllowed } from './change-rule.js';
+import { registerPeopleData } from './data.js';
 import { PeoplePage } from './page.js';
 
 // A form of one hidden field.
@@ -123,4 +124,5 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
 
     changeRoutes(app, scope);
   });
+  await registerPeopleData(app);
 }
