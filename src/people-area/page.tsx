@@ -116,6 +116,9 @@ export function PeoplePage(props: PeoplePageProps) {
           {props.notice}
         </p>
       ) : null}
+      <p>
+        <a href="/mon-espace/alertes">Mes alertes « Prévenez-moi »</a>
+      </p>
       {user.memberships.length > 0 ? (
         <p>
           <a href="/espace-centre">Espace centre</a>

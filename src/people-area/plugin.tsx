@@ -9,6 +9,7 @@ import { ErrorPage } from '../web/error-page.js';
 import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
+import { peopleAlertRoutes } from './alerts.js';
 import { PeoplePage } from './page.js';
 
 // A form of one hidden field.
@@ -104,5 +105,7 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
       await app.catalogue.refresh();
       return reply.redirect(`${PEOPLE_HOME}?annule=1`, 303);
     });
+
+    peopleAlertRoutes(scope, app); // /mon-espace/alertes
   });
 }
