@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { SESSIONS } from '../helpers/fixtures.js';
+import { keysFor } from '../helpers/admin-keys.js';
+import { CENTRES, SESSIONS } from '../helpers/fixtures.js';
 import { type AlertWorld, alertWorld, askAlert, book, cancel, confirmFrom, linkIn, mailsTo } from './alert-helpers.js';
 
 // Paris, 12 March 2030: one place, taken below, so the session is full.
@@ -114,5 +115,63 @@ describe('an alert on a full session', () => {
     expect(logged).not.toContain(watcher);
     expect(logged).toContain('"route":"/alertes/arret/:token"');
     expect(logged).not.toMatch(/\/alertes\/(confirmer|arret)\/[A-Za-z0-9_-]{22}/);
+  });
+});
+
+describe('the one-click unsubscribe', () => {
+  it('takes the multipart body some mail clients send, and refuses a POST without the one-click field', async () => {
+    w = await alertWorld();
+    await askAlert(w.app, `/stages/${SESSIONS.lyonApr2Full.id}`, watcher);
+    await w.app.jobs.drain();
+    const path = new URL((alertMails()[0]?.headers['list-unsubscribe'] ?? '').slice(1, -1)).pathname;
+    const empty = await w.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.body).toContain('appuyez sur « Arrêter l’alerte »');
+    const boundary = 'xYzZY';
+    const multipart = await w.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`,
+    });
+    expect(multipart.statusCode, multipart.body).toBe(200);
+    expect(multipart.body).toContain('Alerte arrêtée');
+    // The confirmation link leads nowhere now.
+    expect((await w.app.inject(linkIn(alertMails()[0], '/alertes/confirmer/'))).statusCode).toBe(410);
+  });
+});
+
+describe('places added by the centre', () => {
+  it('tell a full session’s alert; a change that gives no place tells nothing', async () => {
+    w = await alertWorld();
+    const full = SESSIONS.lyonApr2Full.id;
+    const keys = await keysFor(w.app, CENTRES.lyon.id);
+    await askAlert(w.app, `/stages/${full}`, watcher);
+    await w.app.jobs.drain();
+    await confirmFrom(w.app, alertMails()[0]);
+    const patch = await w.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/sessions/${full}`,
+      headers: keys.partner,
+      payload: { priceEuros: 219 },
+    });
+    expect(patch.statusCode, patch.body).toBe(200);
+    await w.app.jobs.drain();
+    expect(alertMails()).toHaveLength(1);
+    const added = await w.app.inject({
+      method: 'POST',
+      url: `/api/admin/sessions/${full}/places`,
+      headers: keys.partner,
+      payload: { change: 1 },
+    });
+    expect(added.statusCode, added.body).toBe(200);
+    await w.app.jobs.drain();
+    expect(alertMails()).toHaveLength(2);
+    expect(alertMails()[1]?.text).toContain(`https://stages.example.test/stages/${full}`);
   });
 });

@@ -31,7 +31,9 @@ afterAll(async () => {
 const check = (name: string) => checkPage(page, axeContext, name);
 
 describe('"Prévenez-moi" on a phone, in Chromium', () => {
-  it('asks on a full session’s page, confirms from the email, and stops from its link', { timeout: 120_000 }, async () => {
+  it('asks on a full session’s page, confirms from the email, and stops from its link', {
+    timeout: 120_000,
+  }, async () => {
     await page.goto(`${base}/stages/${SESSIONS.lyonApr2Full.id}`);
     await expect.poll(() => page.getByRole('heading', { name: 'Prévenez-moi si une place se libère' }).count()).toBe(1);
     await check('alert-full-session');
