@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
+import { secretHash } from '../core/secrets.js';
 import type { Db } from '../db/connect.js';
 import { alertLinks, alerts } from '../db/schema.js';
-import { secretHash } from '../reservations/secrets.js';
 
 /** How long an alert may wait for its confirmation before it is deleted (purge.ts). */
 export const UNCONFIRMED_DAYS = 7;

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
+import { secretHash } from '../core/secrets.js';
 import type { Db } from '../db/connect.js';
 import { alertLinks, alerts } from '../db/schema.js';
-import { secretHash } from '../reservations/secrets.js';
 
 /**
  * Ends the alert of an unsubscribe link (any of its emails' links): it is deleted with its email,

@@ -1,7 +1,12 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { errorAnswer, notAForm } from '../reservations/answers.js';
+import { siteErrorPage } from '../web/error-page.js';
 import type { SiteInfo } from '../web/layout.js';
+import { privateHtml } from '../web/private-page.js';
+
+function errorAnswer(reply: FastifyReply, site: SiteInfo, status: number, message: string) {
+  return privateHtml(reply, status, siteErrorPage(site, status, message));
+}
 
 /** The alert pages' errors as pages a person can read, each saying that nothing was done. */
 export function alertErrorHandler(site: SiteInfo) {
@@ -18,7 +23,8 @@ export function alertErrorHandler(site: SiteInfo) {
     }
     if (err.statusCode === 413)
       return errorAnswer(reply, site, 413, 'Le formulaire envoyé est trop long. Rien n’a été fait.');
-    if (err.statusCode === 415 || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return notAForm(reply, site);
+    if (err.statusCode === 415 || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return errorAnswer(reply, site, 415, 'Ce formulaire doit être envoyé depuis la page du site. Rien n’a été fait.');
     if (err.statusCode === 429)
       return errorAnswer(
         reply,

@@ -1,7 +1,7 @@
+import { newSecret, secretHash } from '../core/secrets.js';
 import type { Db } from '../db/connect.js';
 import { alertLinks } from '../db/schema.js';
 import type { Tx } from '../db/write.js';
-import { newLinkToken, secretHash } from '../reservations/secrets.js';
 
 /** An alert link's secret: 128 random bits, 22 characters of base64url (as a reservation's private link). */
 export const ALERT_TOKEN = /^[A-Za-z0-9_-]{22}$/;
@@ -24,7 +24,7 @@ export function unsubscribePath(token: string): string {
  * ends the alert.
  */
 export async function newAlertLink(tx: Tx | Db, alertId: string, purpose: AlertLinkPurpose): Promise<string> {
-  const token = newLinkToken();
+  const token = newSecret(16);
   await tx.insert(alertLinks).values({ tokenHash: secretHash(token), alertId, purpose });
   return token;
 }

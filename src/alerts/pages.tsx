@@ -49,9 +49,14 @@ export function AlertForm(props: AlertFormProps) {
 
 /** The alert form again, on a page of its own, when what was sent must be corrected. */
 export function AlertFormPage(
-  props: Omit<AlertFormProps, 'heading'> & { site: SiteInfo; notice?: string | undefined },
+  props: Omit<AlertFormProps, 'heading'> & {
+    site: SiteInfo;
+    notice?: string | undefined;
+    /** What the alert would watch, in words, so that the page stands on its own. */
+    about?: string | undefined;
+  },
 ) {
-  const { site, notice, ...form } = props;
+  const { site, notice, about, ...form } = props;
   return (
     <Layout
       site={site}
@@ -65,8 +70,11 @@ export function AlertFormPage(
         </p>
       ) : null}
       <AlertForm {...form} heading="h1" />
+      {about ? <p>Cette alerte porte sur {about}.</p> : null}
       <p>
-        <a href="/">Retour à la recherche</a>
+        <a href={form.fields.sessionId ? `/stages/${form.fields.sessionId}` : '/'}>
+          {form.fields.sessionId ? 'Retour au stage' : 'Retour à la recherche'}
+        </a>
       </p>
     </Layout>
   );

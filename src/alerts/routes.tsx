@@ -7,6 +7,7 @@ import { renderPage } from '../web/render.js';
 import { confirmAlert, confirmLinkUsable } from './confirm-alert.js';
 import { createAlert } from './create-alert.js';
 import { type AlertCriteria, alertCriteria } from './criteria.js';
+import { searchInWords, sessionInWords } from './describe.js';
 import { unsubscribe } from './end-alert.js';
 import { ALERT_TOKEN, confirmPath, unsubscribePath } from './links.js';
 import { ALERT_FORM_PATH, AlertButtonPage, AlertFormPage, AlertMessagePage } from './pages.js';
@@ -67,6 +68,13 @@ export function alertRoutes(scope: FastifyInstance, deps: { app: FastifyInstance
     const form = formOf(request.body);
     const { fields, criteria } = watchedOf(form);
     const typed = typeof form.email === 'string' ? form.email.slice(0, 254) : '';
+    const entry =
+      criteria && 'sessionId' in criteria ? app.catalogue.snapshot.sessionsById.get(criteria.sessionId) : undefined;
+    const about = entry
+      ? sessionInWords(entry)
+      : criteria && 'search' in criteria
+        ? `les nouveaux stages ${searchInWords(criteria.search)}`
+        : undefined;
     const again = (status: number, extra: { notice?: string; error?: { field: string; message: string } }) =>
       page(
         reply,
@@ -76,6 +84,7 @@ export function alertRoutes(scope: FastifyInstance, deps: { app: FastifyInstance
           formToken={guard.tokenFor(request, reply)}
           fields={fields}
           email={typed}
+          about={about}
           {...extra}
         />,
       );

@@ -96,6 +96,7 @@ describe('alert limits', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('Indiquez une adresse e-mail complète');
     expect(bad.body).toContain('name="maxPrice" value="200"');
+    expect(bad.body).toContain('Cette alerte porte sur les nouveaux stages à Lyon');
     const forged = await w.app.inject({
       method: 'POST',
       url: '/alertes',
