@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/connect.js';
+import { keysFor } from '../helpers/admin-keys.js';
 import { testConfig } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/database.js';
-import { SESSIONS } from '../helpers/fixtures.js';
+import { CENTRES, SESSIONS } from '../helpers/fixtures.js';
 import { type AlertWorld, alertWorld, askAlert, book, cancel, confirmFrom, mailsTo } from './alert-helpers.js';
 
 const paris = SESSIONS.parisMar12;
@@ -41,5 +42,34 @@ describe('alerts across instances', () => {
     await Promise.all([w.app.jobs.drain(), app.jobs.drain()]);
     const told = mailsTo(w.smtp, watcher).filter((m) => m.subject.startsWith('Une place s’est libérée'));
     expect(told).toHaveLength(1);
+  });
+
+  it('two places freed on two instances at once: one email, the alert’s row locked by the first job', async () => {
+    w = await alertWorld();
+    const db = TEST_DB === 'postgres' ? await openDatabase({ kind: 'postgres', url: w.db.url as string }) : undefined;
+    const app = await buildApp(
+      testConfig({ SMTP_URL: w.smtp.url, MAIL_FROM: 'Stages <alertes@stages.example.test>' }),
+      { database: db ?? w.db.database, clock: w.clock, logger: false },
+    );
+    await app.ready();
+    second = { app, ...(db ? { db } : {}) };
+    const keys = await keysFor(w.app, CENTRES.paris.id);
+    const first = await book(w.app, paris.id, 'first@example.org');
+    const more = await w.app.inject({
+      method: 'POST',
+      url: `/api/admin/sessions/${paris.id}/places`,
+      headers: keys.partner,
+      payload: { change: 1 },
+    });
+    expect(more.statusCode, more.body).toBe(200);
+    const other = await book(app, paris.id, 'other@example.org');
+    await askAlert(w.app, `/stages/${paris.id}`, watcher);
+    await w.app.jobs.drain();
+    expect((await confirmFrom(w.app, mailsTo(w.smtp, watcher)[0])).statusCode).toBe(200);
+
+    await Promise.all([cancel(w.app, first), cancel(app, other)]);
+    await Promise.all([w.app.jobs.drain(), app.jobs.drain()]);
+    await Promise.all([w.app.jobs.drain(), app.jobs.drain()]);
+    expect(mailsTo(w.smtp, watcher).filter((m) => m.subject.startsWith('Une place s’est libérée'))).toHaveLength(1);
   });
 });
