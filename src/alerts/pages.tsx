@@ -13,6 +13,8 @@ export interface AlertFormProps {
   error?: FieldError | undefined;
   /** The heading's level: a section of a page (h2), or the page itself (h1). */
   heading: 'h1' | 'h2';
+  /** What the alert would watch, in words, when the page does not show it already. */
+  about?: string | undefined;
 }
 
 /** "Prévenez-moi": an email field and a button, on a full session's page or under a search's results. */
@@ -23,6 +25,7 @@ export function AlertForm(props: AlertFormProps) {
   return (
     <section class="card" aria-labelledby="alerte">
       <Heading id="alerte">{title}</Heading>
+      {props.about ? <p>Cette alerte porte sur {props.about}.</p> : null}
       <p>
         {session
           ? 'Laissez votre adresse e-mail : nous vous écrivons dès qu’une place se libère sur ce stage, jusqu’à son début.'
@@ -52,11 +55,9 @@ export function AlertFormPage(
   props: Omit<AlertFormProps, 'heading'> & {
     site: SiteInfo;
     notice?: string | undefined;
-    /** What the alert would watch, in words, so that the page stands on its own. */
-    about?: string | undefined;
   },
 ) {
-  const { site, notice, about, ...form } = props;
+  const { site, notice, ...form } = props;
   return (
     <Layout
       site={site}
@@ -70,7 +71,6 @@ export function AlertFormPage(
         </p>
       ) : null}
       <AlertForm {...form} heading="h1" />
-      {about ? <p>Cette alerte porte sur {about}.</p> : null}
       <p>
         <a href={form.fields.sessionId ? `/stages/${form.fields.sessionId}` : '/'}>
           {form.fields.sessionId ? 'Retour au stage' : 'Retour à la recherche'}
