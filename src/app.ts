@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
+import { registerAlerts } from './alerts/plugin.js';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
 import { Catalogue } from './catalogue/catalogue.js';
@@ -100,6 +101,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await registerAccounts(app);
     await registerCentreArea(app);
     await registerPeopleArea(app); // /mon-espace
+    await registerAlerts(app, { guard }); // /alertes: "Prévenez-moi" on full sessions and searches
     await registerOperatorArea(app); // /administration
   }
   registerOpenApiRoute(app); // GET /openapi.json

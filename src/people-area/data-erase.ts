@@ -1,4 +1,5 @@
 import { eraseAccountOf } from '../accounts/personal-data.js';
+import { eraseAlertsOf } from '../alerts/personal-data.js';
 import type { Db } from '../db/connect.js';
 import type { Tx } from '../db/write.js';
 import { cancelByEmail, eraseReservationsOf, reservationsForEmail } from '../reservations/repository.js';
@@ -11,7 +12,7 @@ export interface Erased {
 
 /**
  * One kind of personal data erased for an email, in the erasure's one transaction. Each kind adds
- * its eraser here with one line (alerts will add theirs).
+ * its eraser here with one line.
  */
 export type DataEraser = (tx: Tx, email: string) => Promise<Erased>;
 
@@ -46,6 +47,17 @@ export const DATA_ERASERS: readonly DataEraser[] = [
             'Votre compte (votre adresse e-mail) : il vous sert à travailler pour un centre ou pour le service ; c’est le centre ou l’exploitant qui vous retire ce rôle.',
           ]
         : [],
+    };
+  },
+  async (tx, email) => {
+    const deleted = await eraseAlertsOf(tx, email);
+    return {
+      deleted: deleted
+        ? [
+            `${plural(deleted, 'alerte « Prévenez-moi » supprimée', 'alertes « Prévenez-moi » supprimées')}, avec ce qu’elles surveillaient.`,
+          ]
+        : [],
+      kept: [],
     };
   },
 ];

@@ -136,6 +136,8 @@ export function PeoplePage(props: PeoplePageProps) {
       ) : null}
       <p>
         <a href="/mon-espace/donnees">Mes données</a> : les voir, les télécharger ou les supprimer
+        <br />
+        <a href="/mon-espace/alertes">Mes alertes « Prévenez-moi »</a>
       </p>
       {user.memberships.length > 0 ? (
         <p>

@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInLink } from '../../src/accounts/sign-in-links.js';
 import { grantRole } from '../../src/accounts/users.js';
-import { reservations, signInLinks, userSessions, users } from '../../src/db/schema.js';
+import { createAlert } from '../../src/alerts/create-alert.js';
+import { alerts, reservations, signInLinks, userSessions, users } from '../../src/db/schema.js';
 import type { Tx } from '../../src/db/write.js';
 import { Browser, signIn } from '../helpers/accounts.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
@@ -51,6 +52,17 @@ beforeAll(async () => {
     refs[
       row.email === OTHER ? 'other' : row.sessionId === lyon ? 'lyon' : row.sessionId === reunion ? 'reunion' : 'paris'
     ] = row.reference;
+  // A search alert each (the person's made while signed in: running at once).
+  for (const email of [PERSON.email, OTHER]) {
+    const deps = { now: clock.now(), snapshot: t.app.catalogue.snapshot, baseUrl: 'https://x.test', platformName: 'P' };
+    const search = { city: email === OTHER ? 'Paris' : 'Lyon', maxPrice: 250 };
+    const made = await createAlert(
+      t.app.database.db,
+      { email, criteria: { search }, creator: { via: 'site' }, confirmed: true },
+      deps,
+    );
+    expect(made.kind).toBe('active');
+  }
   me = await signIn(t.app, PERSON.email);
   // The Paris one is cancelled by the person beforehand: it is among what is held, and erased too.
   const area = await me.get('/mon-espace');
@@ -87,6 +99,7 @@ describe('Mes données', () => {
     const data = res.json() as {
       email: string;
       account: { user: { email: string; createdAt: string } | null; sessions: unknown[]; signInLinks: unknown[] };
+      alerts: { search: unknown; createdVia: string; confirmedAt: string | null; endsAt: string }[];
       reservations: {
         reference: string;
         status: string;
@@ -120,6 +133,10 @@ describe('Mes données', () => {
     });
     expect(Number.isNaN(Date.parse(lyonData?.consentAt ?? ''))).toBe(false);
     expect(data.reservations.find((r) => r.reference === refs.paris)?.status).toBe('cancelled');
+    // The alert: what it watches, how it was made, its state; never the other person's.
+    expect(data.alerts).toHaveLength(1);
+    expect(data.alerts[0]).toMatchObject({ search: { city: 'Lyon', maxPrice: 250 }, createdVia: 'site' });
+    expect(data.alerts[0]?.confirmedAt).not.toBeNull();
     // Nothing of the other person, and no internal hash or key.
     for (const absent of [refs.other, OTHER, 'Marc', '+33711223344', 'browserHash', 'emailKey', 'tokenHash', 'idHash'])
       expect(res.body).not.toContain(absent);
@@ -198,6 +215,9 @@ describe('Mes données', () => {
       expect((await t.app.inject(links[key] as string)).statusCode).toBe(404);
     expect((await t.app.inject(links.other as string)).statusCode).toBe(200);
     expect(await rowsOf(OTHER)).toHaveLength(1);
+    // The person's alert is gone, the other person's stays.
+    expect(res.body).toContain('1 alerte « Prévenez-moi » supprimée');
+    expect((await db.select().from(alerts)).map((a) => a.email)).toEqual([OTHER]);
     // The account, its sessions and its sign-in links are gone.
     expect(await db.select().from(users).where(eq(users.email, PERSON.email))).toEqual([]);
     expect(await db.select().from(signInLinks).where(eq(signInLinks.email, PERSON.email))).toEqual([]);
