@@ -90,7 +90,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await registerWebhooks(app, config.site ? { pagePath: webhooksPath } : {});
   await registerDiscovery(app); // /.well-known/*, /llms.txt
   await registerDocs(app); // GET /docs
-  await registerMcp(app, { catalogue, articles, clock: app.clock, platformName: config.platformName }); // POST /api/mcp
+  await registerMcp(app, {
+    catalogue,
+    articles,
+    clock: app.clock,
+    platformName: config.platformName,
+    publicBaseUrl: config.publicBaseUrl,
+  }); // POST /api/mcp
   if (config.site) {
     // The pages for people; the booking form is on the site's session page, and a refused one
     // is shown there again.

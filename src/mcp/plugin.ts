@@ -5,6 +5,7 @@ import { NOT_RATE_LIMITED, RATE_LIMITED } from '../http/rate-limit.js';
 import type { ToolContext } from './context.js';
 import { answerCacheFor } from './fast-path.js';
 import { mcpPostHandler } from './handle-post.js';
+import { registerIcons } from './icons.js';
 import { jsonRpcError, MCP_BODY_LIMIT, MCP_PATH, TRANSPORT_ERROR } from './json-rpc.js';
 import { mcpCors, originGuard } from './origins.js';
 import { isInitializedNotification, requestIdOf } from './request-guards.js';
@@ -79,4 +80,5 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
     scope.route({ method: ['DELETE', 'PUT', 'PATCH'], url: MCP_PATH, config: charged, handler: notAllowed });
   });
   registerServerCard(app);
+  registerIcons(app);
 }
