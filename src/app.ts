@@ -4,6 +4,7 @@ import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
+import { upgradeHint } from './auth/upgrade-hint.js';
 import { Catalogue } from './catalogue/catalogue.js';
 import { registerCatalogueApi } from './catalogue/plugin.js';
 import { urlBuilder } from './catalogue/read-model.js';
@@ -73,7 +74,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const articles = deps.articles ?? (await ArticleLibrary.load());
 
   // What every request goes through, before any route.
-  await registerHttp(app, { knownTools: MCP_TOOL_NAMES, htmlErrorPage });
+  await registerHttp(app, {
+    knownTools: MCP_TOOL_NAMES,
+    htmlErrorPage,
+    higherTier: upgradeHint(config.publicBaseUrl).higherTier,
+  });
   // Background work: the durable jobs' worker, and the email outbox's sender on it.
   await registerJobs(app);
   registerMail(app);

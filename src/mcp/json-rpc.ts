@@ -12,11 +12,12 @@ export function jsonRpcError(
   code: number,
   message: string,
   id: string | number | null = null,
+  data?: Record<string, unknown>,
 ): FastifyReply {
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
-    .send({ jsonrpc: '2.0', error: { code, message }, id });
+    .send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id });
 }
 
 export function parseJson(text: string): unknown {
