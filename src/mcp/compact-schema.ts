@@ -134,7 +134,7 @@ export interface CompactOptions {
   /**
    * Output properties published as a plain object (or a list of objects): nested records another
    * tool describes in full (a session: check_availability; its centre: get_centre), which a model
-   * reads in the answer anyway.
+   * reads in the answer anyway. Each record is then described once across the tools.
    */
   opaque?: string[];
 }

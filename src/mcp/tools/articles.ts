@@ -30,7 +30,7 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
       title: 'List articles',
       icons: iconsOf(ctx.publicBaseUrl, 'article'),
       description:
-        'The service’s articles (in French) on the rules: who may take a course and how often, probationary licence, 48N letter, the two days, when points are credited, prices, cancellation, overseas, court-ordered courses. Filter by topic or words; read one with get_article. Use them rather than guessing.',
+        'Articles (French) on the rules: who may take a course and how often, probationary licence, 48N letter, when points are credited, prices, cancellation. Filter by topic or words. Use them rather than guessing.',
       inputSchema: cachedJsonSchema(ListInput),
       outputSchema: cachedJsonSchema(ListOutput),
       annotations: READ_ONLY,

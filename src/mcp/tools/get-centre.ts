@@ -67,7 +67,7 @@ export function registerGetCentre(server: McpServer, ctx: ToolContext): void {
       icons: iconsOf(ctx.publicBaseUrl, 'centre'),
       description: `One approved centre by id or slug (address, department, approval number, page) with its upcoming sessions, those with places left unless includeUnavailable: for other dates at the same place. ${BOOKING_HINT}`,
       inputSchema: cachedJsonSchema(Input),
-      outputSchema: cachedJsonSchema(Output),
+      outputSchema: cachedJsonSchema(Output, { opaque: ['sessions'] }),
       annotations: READ_ONLY,
     },
     async ({ idOrSlug, limit, includeUnavailable }) => {
