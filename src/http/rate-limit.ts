@@ -152,18 +152,30 @@ function setRouteBudgets(app: FastifyInstance, settings: Settings): void {
   });
 }
 
+interface LimitError {
+  statusCode: number;
+  code: string;
+  /** The budget spent was an address's (the anonymous tier), not a client's or an API key's. */
+  anonymous: boolean;
+}
+
+/** Whether an error is a spent budget of the anonymous tier: the caller may be told of a higher one. */
+export function isAnonymousLimit(err: unknown): boolean {
+  const e = err as Partial<LimitError> | null;
+  return e?.code === RATE_LIMITED && e.anonymous === true;
+}
+
 /** The 429 error of a spent budget, saying whose budget, how large, and when to retry. */
 function limitReachedError(settings: Settings) {
   return (request: FastifyRequest, max: number, after: string, statusCode: number) => {
     const key = bucket(request);
     const who = key.startsWith('client:') ? 'this client' : key.startsWith('key:') ? 'this API key' : 'this address';
     const per = request.routeOptions.url === REGISTER_PATH ? 'hour' : `${settings.windowMs / 1000} s`;
-    const err = new Error(`Rate limit reached for ${who}: ${max} requests per ${per}. Retry in ${after}.`) as Error & {
-      statusCode: number;
-      code: string;
-    };
+    const err = new Error(`Rate limit reached for ${who}: ${max} requests per ${per}. Retry in ${after}.`) as Error &
+      LimitError;
     err.statusCode = statusCode;
     err.code = RATE_LIMITED;
+    err.anonymous = key.startsWith('ip:');
     return err;
   };
 }
