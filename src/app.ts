@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAccounts } from './accounts/plugin.js';
+import { registerEligibilityApi } from './agents/eligibility/route.js';
 import { registerAdmin } from './admin/plugin.js';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
@@ -83,6 +84,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // The doors.
   await registerCatalogueApi(app); // GET /api/stages, /api/stages/{id}, /api/stages/events
   await registerHealth(app); // GET /api/health
+  await registerEligibilityApi(app); // POST /api/eligibility
   await registerAuth(app); // /api/oauth/*, and bearer tokens for the doors that take them
   await registerAdmin(app); // /api/admin/*: operators and partner centres, API keys only
   // /api/admin/webhooks: partners' subscriptions; events and their deliveries (a disabling's email
