@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAccounts } from './accounts/plugin.js';
-import { registerEligibilityApi } from './agents/eligibility/route.js';
 import { registerAdmin } from './admin/plugin.js';
+import { registerEligibilityApi } from './agents/eligibility/route.js';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
 import { Catalogue } from './catalogue/catalogue.js';

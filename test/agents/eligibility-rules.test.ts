@@ -41,7 +41,9 @@ describe('eligibility rules, case by case', () => {
     name: string;
     input: Record<string, unknown>;
     today?: string;
-    expect: Partial<Pick<Verdict, 'givesPoints' | 'maxPoints' | 'ceiling' | 'deadline' | 'nextCountableFrom' | 'earliestStart'>>;
+    expect: Partial<
+      Pick<Verdict, 'givesPoints' | 'maxPoints' | 'ceiling' | 'deadline' | 'nextCountableFrom' | 'earliestStart'>
+    >;
     has?: string[];
   }[] = [
     {
@@ -50,7 +52,11 @@ describe('eligibility rules, case by case', () => {
       expect: { givesPoints: 'yes', maxPoints: 4, ceiling: 12, earliestStart: TODAY, deadline: null },
       has: ['four-points', 'credited-from'],
     },
-    { name: '10 points of 12: 2 at most (R223-8 II)', input: { pointsLeft: 10 }, expect: { givesPoints: 'yes', maxPoints: 2 } },
+    {
+      name: '10 points of 12: 2 at most (R223-8 II)',
+      input: { pointsLeft: 10 },
+      expect: { givesPoints: 'yes', maxPoints: 2 },
+    },
     {
       name: '12 points: nothing to recover',
       input: { pointsLeft: 12 },
@@ -73,7 +79,11 @@ describe('eligibility rules, case by case', () => {
       input: { probationStartedOn: '2025-11-28' },
       expect: { ceiling: 6 },
     },
-    { name: 'probationary, third year: ceiling 10', input: { probationStartedOn: '2024-06-01' }, expect: { ceiling: 10 } },
+    {
+      name: 'probationary, third year: ceiling 10',
+      input: { probationStartedOn: '2024-06-01' },
+      expect: { ceiling: 10 },
+    },
     {
       name: 'probationary after accompanied driving, second year: ceiling 9 (R223-1 II)',
       input: { probationStartedOn: '2025-06-01', accompaniedDriving: true, pointsLeft: 7 },

@@ -1,7 +1,6 @@
-import type { SessionEntry } from '../../catalogue/read-model.js';
+import type { CatalogueSnapshot, SessionEntry } from '../../catalogue/read-model.js';
 import { SearchQuerySchema } from '../../catalogue/schemas.js';
 import { SearchArgumentError, searchStages } from '../../catalogue/search.js';
-import type { CatalogueSnapshot } from '../../catalogue/read-model.js';
 import { addDays, dateIn } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';
 import { frenchDay } from './dates.js';

@@ -26,7 +26,9 @@ const eligibilityRoute: FastifyPluginAsyncZod = async (app) => {
         body: EligibilityInputSchema,
         response: {
           200: EligibilityAnswerSchema,
-          400: problemResponse('A field is invalid, impossible (a date after today) or contradicts another; errors[] names it.'),
+          400: problemResponse(
+            'A field is invalid, impossible (a date after today) or contradicts another; errors[] names it.',
+          ),
         },
       },
     },

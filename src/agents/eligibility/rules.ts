@@ -1,5 +1,5 @@
-import { DomainError, type FieldError } from '../../core/errors.js';
 import { addDays } from '../../core/clock.js';
+import { DomainError, type FieldError } from '../../core/errors.js';
 import { addMonths, frenchDay, fullYearsBetween } from './dates.js';
 import type { EligibilityInput } from './schemas.js';
 import type { SourceKey } from './sources.js';
@@ -56,13 +56,7 @@ function refuse(input: EligibilityInput, today: string, probationCeiling: number
       name: 'pointsLeft',
       reason: `pointsLeft (${input.pointsLeft}) is more than a probationary licence obtained on ${input.probationStartedOn} can hold today (${probationCeiling})`,
     });
-  if (errors.length)
-    throw new DomainError(
-      400,
-      'invalid_parameters',
-      errors.map((e) => e.reason).join('; '),
-      errors,
-    );
+  if (errors.length) throw new DomainError(400, 'invalid_parameters', errors.map((e) => e.reason).join('; '), errors);
 }
 
 interface Ceiling {

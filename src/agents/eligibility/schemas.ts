@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { argumentsObject, dateField, flagField, optionalTextField } from '../../catalogue/fields.js';
+import { argumentsObject } from '../../catalogue/fields.js';
+import { isDay } from '../../core/clock.js';
 
 /*
  * What a person knows about their licence: one definition for the REST body, the MCP tool and the
@@ -7,30 +8,45 @@ import { argumentsObject, dateField, flagField, optionalTextField } from '../../
  */
 
 const POINTS_MESSAGE = 'pointsLeft must be an integer from 0 to 12';
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+// Plain JSON types with short patterns (not the catalogue's text-or-typed unions): the tool's
+// schema is read by every agent in tools/list, so it stays small.
+function day(name: string) {
+  const message = `${name} must be a real date, YYYY-MM-DD`;
+  return z.string({ error: message }).regex(DAY, { error: message }).refine(isDay, { error: message }).optional();
+}
+
+function flag(name: string) {
+  return z.boolean({ error: `${name} must be true or false` }).optional();
+}
 
 export const EligibilityInputSchema = argumentsObject({
-  lastCourseEndedOn: dateField('lastCourseEndedOn').describe('Second day of the last course that gave points.'),
-  letter48nReceivedOn: dateField('letter48nReceivedOn').describe('Day the 48N letter was received.'),
-  probationStartedOn: dateField('probationStartedOn').describe('Probationary licence: day it was obtained.'),
-  accompaniedDriving: flagField('accompaniedDriving').describe('Licence after accompanied driving (AAC).'),
-  courtOrdered: flagField('courtOrdered').describe('Course ordered by a court or prosecutor.'),
+  lastCourseEndedOn: day('lastCourseEndedOn').describe('Second day of the last course that gave points.'),
+  letter48nReceivedOn: day('letter48nReceivedOn').describe('Day the 48N letter was received.'),
+  probationStartedOn: day('probationStartedOn').describe('Probationary licence: day it was obtained.'),
+  accompaniedDriving: flag('accompaniedDriving').describe('Licence after accompanied driving (AAC).'),
+  courtOrdered: flag('courtOrdered').describe('Course ordered by a court or prosecutor.'),
   pointsLeft: z
     .int({ error: POINTS_MESSAGE })
     .min(0, { error: POINTS_MESSAGE })
     .max(12, { error: POINTS_MESSAGE })
     .optional()
     .describe('Points left now.'),
-  letter48si: flagField('letter48si').describe('48SI letter (licence invalidated) received.'),
-  near: optionalTextField('near', 100, 'a town or postal code').describe(
-    'Town or postal code: lists sessions that fit.',
-  ),
+  letter48si: flag('letter48si').describe('48SI letter (licence invalidated) received.'),
+  near: z
+    .string({ error: 'near must be a town or a postal code' })
+    .max(100, { error: 'near must be at most 100 characters' })
+    .optional()
+    .describe('Town or postal code: lists sessions that fit.'),
 });
 
 export type EligibilityInput = z.output<typeof EligibilityInputSchema>;
 
-const Day = z.iso.date();
+// YYYY-MM-DD days; plain strings in the output schema, which every tools/list carries.
+const Day = z.string();
 
-export const EligibilitySourceSchema = z.object({ title: z.string(), url: z.url() });
+export const EligibilitySourceSchema = z.object({ title: z.string(), url: z.string() });
 
 export const EligibilityRuleSchema = z.object({
   code: z.string(),
@@ -40,14 +56,14 @@ export const EligibilityRuleSchema = z.object({
 });
 
 export const EligibleSessionSchema = z.object({
-  id: z.uuid(),
+  id: z.string(),
   day1: Day,
   day2: Day,
   city: z.string(),
   priceEuros: z.number(),
   spotsAvailable: z.int(),
   pointsFrom: Day,
-  bookingUrl: z.url(),
+  bookingUrl: z.string(),
 });
 
 export const EligibilityAnswerSchema = z.object({

@@ -9,9 +9,9 @@ export function registerCheckEligibility(server: McpServer, ctx: ToolContext): v
   server.registerTool(
     'check_eligibility',
     {
-      title: 'Can a course give points back, and by when?',
+      title: 'Can I, and by when?',
       description:
-        'From what the person knows (last course, 48N/48SI letters, probationary licence, court order, points left): whether a course gives points back, how many, from when, the 48N deadline, when the next one counts. Each rule cites its source; open cases say uncertain. With near, lists fitting sessions. Nothing is stored. Same as POST /api/eligibility.',
+        'Whether a course gives points back now, how many, the 48N deadline, when the next one counts; each rule cites its source, open cases say uncertain. With near: sessions that fit. Nothing stored. = POST /api/eligibility.',
       inputSchema: cachedJsonSchema(EligibilityInputSchema),
       outputSchema: cachedJsonSchema(EligibilityAnswerSchema),
       annotations: { title: 'Check eligibility', ...READ_ONLY },
@@ -19,7 +19,9 @@ export function registerCheckEligibility(server: McpServer, ctx: ToolContext): v
     async (input) => {
       try {
         const answer = checkEligibility(ctx.catalogue.snapshot, input, ctx.clock.now());
-        const rules = answer.rules.map((r) => `- [${r.status}] ${r.text} (${r.sources.map((s) => s.title).join('; ')})`);
+        const rules = answer.rules.map(
+          (r) => `- [${r.status}] ${r.text} (${r.sources.map((s) => s.title).join('; ')})`,
+        );
         const sessions = (answer.sessions ?? []).map((s) => `- ${s.day1} ${s.city} ${s.priceEuros} €: ${s.bookingUrl}`);
         return result(answer, [answer.summary, ...rules, ...sessions].join('\n'));
       } catch (err) {
