@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
+import { registerEligibilityPage } from './agents/eligibility/page-route.js';
 import { registerEligibilityApi } from './agents/eligibility/route.js';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
@@ -98,6 +99,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // is shown there again.
     const { renderSessionPage, guard } = registerSite(app, { articles });
     await registerReservations(app, { renderSessionPage, guard });
+    await registerEligibilityPage(app, guard); // /peut-on-faire-un-stage
     // Signing in by emailed link, and the centres' area behind it (/connexion, /espace-centre).
     await registerAccounts(app);
     await registerCentreArea(app);

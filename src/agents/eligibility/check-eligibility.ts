@@ -1,5 +1,6 @@
 import type { CatalogueSnapshot, SessionEntry } from '../../catalogue/read-model.js';
 import { SearchQuerySchema } from '../../catalogue/schemas.js';
+import { resolveOrigin } from '../../catalogue/locations.js';
 import { SearchArgumentError, searchStages } from '../../catalogue/search.js';
 import { addDays, dateIn } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';
@@ -55,8 +56,10 @@ function sessionsFor(snapshot: CatalogueSnapshot, v: Verdict, near: string, now:
     ...(openDeadline ? { to: openDeadline } : {}),
     limit: 50,
   });
-  let found: { entries: SessionEntry[]; description: string };
+  let found: { entries: SessionEntry[] };
+  let place: string;
   try {
+    place = resolveOrigin(near).label;
     found = searchStages(snapshot, query, now);
   } catch (err) {
     if (!(err instanceof SearchArgumentError)) throw err;
@@ -79,7 +82,7 @@ function sessionsFor(snapshot: CatalogueSnapshot, v: Verdict, near: string, now:
     });
     if (sessions.length === SESSIONS_LISTED) break;
   }
-  return { sessions, near: found.description };
+  return { sessions, near: place };
 }
 
 /**
