@@ -1,6 +1,6 @@
+import { resolveOrigin } from '../../catalogue/locations.js';
 import type { CatalogueSnapshot, SessionEntry } from '../../catalogue/read-model.js';
 import { SearchQuerySchema } from '../../catalogue/schemas.js';
-import { resolveOrigin } from '../../catalogue/locations.js';
 import { SearchArgumentError, searchStages } from '../../catalogue/search.js';
 import { addDays, dateIn } from '../../core/clock.js';
 import { DomainError } from '../../core/errors.js';

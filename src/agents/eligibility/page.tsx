@@ -128,6 +128,9 @@ export function EligibilityPage(props: EligibilityPageProps) {
           </ul>
         </div>
       ) : null}
+      {/* On a phone, the answer comes first; the form below it can be changed and sent again. */}
+      {props.answer ? <Answer answer={props.answer} sessions={props.sessions ?? []} /> : null}
+      {props.answer ? <h2>Changer vos réponses</h2> : null}
       <form class="card area-form" method="post" action={ELIGIBILITY_PATH} novalidate>
         <input type="hidden" name="formToken" value={props.formToken} />
         <Field
@@ -192,7 +195,6 @@ export function EligibilityPage(props: EligibilityPageProps) {
           <button type="submit">Voir la réponse</button>
         </div>
       </form>
-      {props.answer ? <Answer answer={props.answer} sessions={props.sessions ?? []} /> : null}
     </Layout>
   );
 }
