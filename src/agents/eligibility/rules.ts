@@ -229,9 +229,10 @@ export function decide(input: EligibilityInput, today: string): Verdict {
     }
   }
 
-  // L223-6 al. 4: a course "dans la limite d'une fois par an"; R223-8 II: a new reconstitution only
-  // after one year. Counted from the last course's second day, plus a day, so that a course on the
-  // anniversary itself is never the one that falls a day short.
+  // L223-6 al. 4: a course "dans la limite d'une fois par an". Counted from the last course's second
+  // day, plus a day, so that a course on the anniversary itself is never the one that falls a day
+  // short. (R223-8 II also sets a wait between two reconstitutions; only an older wording of it, "deux
+  // ans", could be read here, so the rule rests on L223-6 alone.)
   let nextCountableFrom: string | null = null;
   let earliestStart: string | null = today;
   if (input.lastCourseEndedOn) {
@@ -242,15 +243,15 @@ export function decide(input: EligibilityInput, today: string): Verdict {
       status: 'applies',
       en: `Points come back at most once a year: after a course ending ${input.lastCourseEndedOn}, a course starting on or after ${nextCountableFrom} counts (one year and a day).`,
       fr: `Un stage ne rend des points qu’une fois par an : après un stage terminé le ${frenchDay(input.lastCourseEndedOn)}, un stage qui commence à partir du ${frenchDay(nextCountableFrom)} compte (un an et un jour).`,
-      sources: ['L223_6', 'R223_8'],
+      sources: ['L223_6'],
     });
     if (blocked && input.letter48nReceivedOn) {
       downgrade('uncertain');
       findings.push({
         code: 'once-a-year-vs-48n',
         status: 'uncertain',
-        en: 'The 48N course is compulsory all the same (R223-4). Whether it gives points less than a year after the last course is left open: L223-6 limits courses to once a year, and R223-8 applies the one-year wait to courses taken under the same provisions. Ask the prefecture.',
-        fr: 'Le stage de la lettre 48N reste obligatoire (R223-4). S’il rend des points moins d’un an après le dernier stage, les textes ne le tranchent pas : L223-6 limite les stages à une fois par an, et R223-8 applique le délai d’un an aux stages suivis en application des mêmes dispositions. Demandez à la préfecture.',
+        en: 'The 48N course is compulsory all the same (R223-4). Whether it gives points less than a year after the last course is left open: L223-6 limits courses to once a year, and R223-8 applies its wait between two reconstitutions to courses taken under the same provisions. Ask the prefecture.',
+        fr: 'Le stage de la lettre 48N reste obligatoire (R223-4). S’il rend des points moins d’un an après le dernier stage, les textes ne le tranchent pas : L223-6 limite les stages à une fois par an, et R223-8 applique son délai entre deux reconstitutions aux stages suivis en application des mêmes dispositions. Demandez à la préfecture.',
         sources: ['L223_6', 'R223_8', 'R223_4'],
       });
     } else if (blocked) {
