@@ -106,9 +106,11 @@ export async function registerEligibilityPage(app: FastifyInstance, guard: FormG
           ? 'Le formulaire envoyé est trop long.'
           : status === 415
             ? 'Ce formulaire doit être envoyé depuis sa page.'
-            : status < 500
-              ? 'Ce formulaire n’a pas pu être lu : remplissez-le à nouveau.'
-              : 'Le service n’a pas pu répondre : réessayez dans quelques instants.';
+            : status === 429
+              ? 'Vous avez fait beaucoup de demandes en peu de temps : réessayez dans une minute.'
+              : status < 500
+                ? 'Ce formulaire n’a pas pu être lu : remplissez-le à nouveau.'
+                : 'Le service n’a pas pu répondre : réessayez dans quelques instants.';
       return privateHtml(reply, status, siteErrorPage(site, status, message));
     });
 

@@ -29,6 +29,7 @@ const eligibilityRoute: FastifyPluginAsyncZod = async (app) => {
           400: problemResponse(
             'A field is invalid, impossible (a date after today) or contradicts another; errors[] names it.',
           ),
+          429: problemResponse('Too many requests from this address or client: see Retry-After.'),
         },
       },
     },
