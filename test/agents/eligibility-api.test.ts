@@ -96,6 +96,7 @@ describe('eligibility over REST and MCP', () => {
     [{ pointsLeft: -1 }, 'pointsLeft', /0 to 12/],
     [{ letter48si: true, pointsLeft: 2 }, 'pointsLeft', /48SI/],
     [{ near: 'Xyzzyqwville' }, 'near', /./],
+    [{ near: '☃☃☃' }, 'near', /near/],
     [{ points: 3 }, 'body', /unknown argument "points"/],
   ])('refuses %j naming %s, on both doors', async (input, name, reason) => {
     const res = await rest(input);

@@ -50,12 +50,13 @@ function summaryOf(v: Verdict, lang: Language): string {
 function sessionsFor(snapshot: CatalogueSnapshot, v: Verdict, near: string, now: Date, today: string) {
   const from = v.earliestStart && v.earliestStart > today ? v.earliestStart : today;
   const openDeadline = v.deadline && v.deadline >= today ? v.deadline : undefined;
-  const query = SearchQuerySchema.parse({
-    near,
-    from,
-    ...(openDeadline ? { to: openDeadline } : {}),
-    limit: 50,
-  });
+  // The search's own field rules decide what `near` may hold (letters, digits, a few signs).
+  const parsed = SearchQuerySchema.safeParse({ near, from, ...(openDeadline ? { to: openDeadline } : {}), limit: 50 });
+  if (!parsed.success) {
+    const reason = parsed.error.issues[0]?.message ?? 'near must be a town, a postal code or lat,lng';
+    throw new DomainError(400, 'invalid_parameters', reason, [{ name: 'near', reason }]);
+  }
+  const query = parsed.data;
   let found: { entries: SessionEntry[] };
   let place: string;
   try {
