@@ -56,7 +56,8 @@ export async function registerOpenApi(
         { name: 'health', description: 'Service status' },
         {
           name: 'eligibility',
-          description: 'Can a course give points back, and by when: the rules with their sources. Nothing sent is kept.',
+          description:
+            'Can a course give points back, and by when: the rules with their sources. Nothing sent is kept.',
         },
         {
           name: 'admin',
