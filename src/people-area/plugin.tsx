@@ -9,8 +9,10 @@ import { ErrorPage } from '../web/error-page.js';
 import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
+import { peopleAlertRoutes } from './alerts.js';
 import { changeRoutes } from './change.js';
 import { changeAllowed } from './change-rule.js';
+import { registerPeopleData } from './data.js';
 import { PeoplePage } from './page.js';
 
 // A form of one hidden field.
@@ -122,5 +124,7 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
     });
 
     changeRoutes(app, scope);
+    peopleAlertRoutes(scope, app); // /mon-espace/alertes
   });
+  await registerPeopleData(app);
 }

@@ -8,13 +8,13 @@ import { isDay } from '../../core/clock.js';
  */
 
 const POINTS_MESSAGE = 'pointsLeft must be an integer from 0 to 12';
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 // Plain JSON types with short patterns (not the catalogue's text-or-typed unions): the tool's
 // schema is read by every agent in tools/list, so it stays small.
 function day(name: string) {
   const message = `${name} must be a real date, YYYY-MM-DD`;
-  return z.string({ error: message }).regex(DAY, { error: message }).refine(isDay, { error: message }).optional();
+  // The format check is a refinement, not a pattern: tools/list stays short, the description says YYYY-MM-DD.
+  return z.string({ error: message }).refine(isDay, { error: message }).optional();
 }
 
 function flag(name: string) {
@@ -22,23 +22,23 @@ function flag(name: string) {
 }
 
 export const EligibilityInputSchema = argumentsObject({
-  lastCourseEndedOn: day('lastCourseEndedOn').describe('Second day of the last course that gave points.'),
-  letter48nReceivedOn: day('letter48nReceivedOn').describe('Day the 48N letter was received.'),
-  probationStartedOn: day('probationStartedOn').describe('Probationary licence: day it was obtained.'),
-  accompaniedDriving: flag('accompaniedDriving').describe('Licence after accompanied driving (AAC).'),
-  courtOrdered: flag('courtOrdered').describe('Course ordered by a court or prosecutor.'),
+  lastCourseEndedOn: day('lastCourseEndedOn').describe('YYYY-MM-DD: 2nd day of the last course that gave points.'),
+  letter48nReceivedOn: day('letter48nReceivedOn').describe('YYYY-MM-DD: 48N letter received.'),
+  probationStartedOn: day('probationStartedOn').describe('YYYY-MM-DD: probationary licence obtained.'),
+  accompaniedDriving: flag('accompaniedDriving').describe('Licence after accompanied driving.'),
+  courtOrdered: flag('courtOrdered').describe('Course ordered by a court.'),
   pointsLeft: z
     .int({ error: POINTS_MESSAGE })
     .min(0, { error: POINTS_MESSAGE })
     .max(12, { error: POINTS_MESSAGE })
     .optional()
     .describe('Points left now.'),
-  letter48si: flag('letter48si').describe('48SI letter (licence invalidated) received.'),
+  letter48si: flag('letter48si').describe('48SI letter (invalidated) received.'),
   near: z
     .string({ error: 'near must be a town or a postal code' })
     .max(100, { error: 'near must be at most 100 characters' })
     .optional()
-    .describe('Town or postal code: lists sessions that fit.'),
+    .describe('Town or postal code.'),
 });
 
 export type EligibilityInput = z.output<typeof EligibilityInputSchema>;

@@ -4,17 +4,20 @@ import { EligibilityAnswerSchema, EligibilityInputSchema } from '../../agents/el
 import { DomainError } from '../../core/errors.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { READ_ONLY, result, type ToolContext, toolError } from '../context.js';
+import { iconsOf } from '../icons.js';
 
 export function registerCheckEligibility(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'check_eligibility',
     {
-      title: 'Can I, and by when?',
+      title: 'Check eligibility',
+      icons: iconsOf(ctx.publicBaseUrl, 'check'),
       description:
-        'Whether a course gives points back now, how many, the 48N deadline, when the next one counts; each rule cites its source, open cases say uncertain. With near: sessions that fit. Nothing stored. = POST /api/eligibility.',
+        'Can a course give points back now, how many, by when (48N), when the next counts: rules[] with sources, uncertain where the law is open; near lists sessions. Not stored. As POST /api/eligibility.',
       inputSchema: cachedJsonSchema(EligibilityInputSchema),
-      outputSchema: cachedJsonSchema(EligibilityAnswerSchema),
-      annotations: { title: 'Check eligibility', ...READ_ONLY },
+      // Rules and sessions as plain objects: the text block and the REST OpenAPI describe them.
+      outputSchema: cachedJsonSchema(EligibilityAnswerSchema, { opaque: ['rules', 'sessions'] }),
+      annotations: READ_ONLY,
     },
     async (input) => {
       try {
