@@ -2,6 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
+import { registerEligibilityPage } from './agents/eligibility/page-route.js';
+import { registerEligibilityApi } from './agents/eligibility/route.js';
 import { registerAlerts } from './alerts/plugin.js';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
@@ -89,6 +91,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // The doors.
   await registerCatalogueApi(app); // GET /api/stages, /api/stages/{id}, /api/stages/events
   await registerHealth(app); // GET /api/health
+  await registerEligibilityApi(app); // POST /api/eligibility
   await registerAuth(app); // /api/oauth/*, and bearer tokens for the doors that take them
   await registerAdmin(app); // /api/admin/*: operators and partner centres, API keys only
   // /api/admin/webhooks: partners' subscriptions; events and their deliveries (a disabling's email
@@ -108,6 +111,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // is shown there again.
     const { renderSessionPage, guard } = registerSite(app, { articles });
     await registerReservations(app, { renderSessionPage, guard });
+    await registerEligibilityPage(app, guard); // /peut-on-faire-un-stage
     // Signing in by emailed link, and the centres' area behind it (/connexion, /espace-centre).
     await registerAccounts(app);
     await registerCentreArea(app);

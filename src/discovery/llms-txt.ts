@@ -31,6 +31,7 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 - [GET /api/stages](${base}/api/stages): upcoming bookable sessions, soonest first. Optional query parameters: \`city\` (partial, ignores accents), \`dept\` (department code, e.g. 69, 2A, 974), \`region\` (partial), \`from\` and \`to\` (YYYY-MM-DD), \`maxPrice\` (euros), \`limit\` (1–100, default 20), \`includeUnavailable\` (true to include full sessions), \`near\` (a town such as Villeurbanne or Lyon 3e, a postal code, an INSEE code or lat,lng) with \`radiusKm\` (1–200, default 30; each session then has \`distanceKm\`), \`sort\` (date, price or distance), \`days\` (weekdays the session is held on, e.g. saturday or samedi), \`cursor\` (the \`nextCursor\` of the previous page; every answer has \`total\`). Answers carry an ETag: send it back in If-None-Match to get 304 while nothing changed. Examples: ${base}/api/stages?dept=69&maxPrice=250&limit=5 and ${base}/api/stages?near=Villeurbanne&maxPrice=250&days=saturday&sort=price
 - [GET /api/stages/events](${base}/api/stages/events): Server-Sent Events of every change of places, price or status (one \`session\` event per changed session; \`id:\` is the catalogue version: reconnect with Last-Event-ID to get what you missed; a \`reset\` event means read the list again).
 - \`GET /api/stages/{id}\`: one session right now, by its id from a list: \`available\`, \`full\`, \`past\` or \`cancelled\`, places left, price, course number, \`bookingUrl\`. Ask it just before sending a person to book.
+- \`POST /api/eligibility\` (JSON body): can a course give points back now, how many, from when, the 48N letter's deadline, when the next course counts; each rule cites its source (Code de la route article or service-public.fr sheet), \`uncertain\` where the texts leave the case open; with \`near\`, sessions that fit. Nothing sent is stored or logged.
 - [OpenAPI description](${base}/openapi.json): the REST interface, OpenAPI 3.1.
 - [API reference](${base}/docs): the same description as a browsable page.
 - [GET /api/health](${base}/api/health): 200 when the service and its database work, 503 otherwise.
@@ -43,6 +44,7 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 - Tool \`get_centre\`: one approved centre, by id or slug.
 - Tool \`list_articles\`: the articles explaining points-recovery courses.
 - Tool \`get_article\`: one article, by slug.
+- Tool \`check_eligibility\`: the same answer as POST /api/eligibility.
 - Resources: every article as Markdown (\`stages://articles/{slug}\`, in \`resources/list\`); templates \`stages://sessions/{id}\` and \`stages://centres/{idOrSlug}\` read what check_availability and get_centre answer.
 - Prompts: \`find_course\` (town, maxPrice, dept) and \`explain_points_recovery\` (situation); \`completion/complete\` suggests towns, department codes and centre slugs.
 - 2026-07-28 clients get caching hints (\`ttlMs\`, \`cacheScope\`): lists and articles an hour, sessions and centres 0 (places change in real time).

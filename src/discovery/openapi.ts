@@ -55,6 +55,11 @@ export async function registerOpenApi(
         { name: 'stages', description: 'Course sessions' },
         { name: 'health', description: 'Service status' },
         {
+          name: 'eligibility',
+          description:
+            'Can a course give points back, and by when: the rules with their sources. Nothing sent is kept.',
+        },
+        {
           name: 'admin',
           description:
             'Operator and partner API: centres and sessions in, atomic place changes, imports. Needs an API key created from the command line (never an agent access token).',

@@ -8,11 +8,11 @@ import { centrePath, departmentPath, sessionPath } from '../web/components.js';
 const MAX_URLS = 50_000;
 
 /**
- * sitemap.xml: the home page, the articles, every department and centre, and every session
+ * sitemap.xml: the home page, the articles, the eligibility check, every department and centre, and every session
  * not yet begun. Rendered through the same escaping renderer as the pages.
  */
 export function sitemapXml(baseUrl: string, snapshot: CatalogueSnapshot, articles: ArticleLibrary, today: string) {
-  const paths: string[] = ['/', '/articles'];
+  const paths: string[] = ['/', '/articles', '/peut-on-faire-un-stage'];
   for (const a of articles.list({ limit: Number.MAX_SAFE_INTEGER })) paths.push(`/articles/${a.slug}`);
   for (const d of DEPARTMENTS) paths.push(departmentPath(d.code));
   for (const c of snapshot.centresBySlug.keys()) paths.push(centrePath(c));

@@ -10,7 +10,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const TOOL_NAMES = ['search_stages', 'check_availability', 'get_centre', 'list_articles', 'get_article'];
+const TOOL_NAMES = [
+  'search_stages',
+  'check_availability',
+  'get_centre',
+  'list_articles',
+  'get_article',
+  'check_eligibility',
+];
 
 // biome-ignore lint/suspicious/noExplicitAny: tool results are inspected structurally
 const structured = (r: any) => r.structuredContent as any;
@@ -29,7 +36,7 @@ describe.each(ERAS)('MCP tools with the official client, revision $label', (era)
     expect(client.getProtocolEra()).toBe(pinned ? 'modern' : 'legacy');
   });
 
-  it('lists the five tools, each described, read-only, with input and output schemas', async () => {
+  it('lists the six tools, each described, read-only, with input and output schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
     for (const tool of tools) {

@@ -390,7 +390,7 @@ describe('robots, sitemap, stylesheet, headers', () => {
     );
   });
 
-  it('lists the pages in sitemap.xml: home, articles, departments, centres, sessions not begun', async () => {
+  it('lists the pages in sitemap.xml: home, articles, the eligibility check, departments, centres, sessions not begun', async () => {
     const res = await t.app.inject('/sitemap.xml');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/xml; charset=utf-8');
@@ -403,7 +403,8 @@ describe('robots, sitemap, stylesheet, headers', () => {
     expect(locs).toContain(`${base}/centres/centre-hostile`);
     expect(locs).toContain(`${base}/stages/${SESSIONS.parisMar6Full.id}`);
     expect(locs).not.toContain(`${base}/stages/${SESSIONS.lyonPast.id}`);
-    expect(locs).toHaveLength(2 + 15 + 101 + 7 + (SITE_CATALOGUE.sessions.length - 1));
+    expect(locs).toContain(`${base}/peut-on-faire-un-stage`);
+    expect(locs).toHaveLength(3 + 15 + 101 + 7 + (SITE_CATALOGUE.sessions.length - 1));
   });
 
   it('links one stylesheet of its own, cacheable for a year', async () => {
