@@ -66,6 +66,10 @@ export function Layout(props: LayoutProps) {
                 <li>
                   <a href="/articles">Articles</a>
                 </li>
+                <li>
+                  {/* The eligibility page (agents/eligibility/page.tsx, ELIGIBILITY_PATH). */}
+                  <a href="/peut-on-faire-un-stage">Puis-je faire un stage ?</a>
+                </li>
               </ul>
             </nav>
           </div>

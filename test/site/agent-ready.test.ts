@@ -76,6 +76,12 @@ describe('the home page, scanned for agent readiness', () => {
     }
   });
 
+  it('every page leads to the eligibility page from its navigation', async () => {
+    const html = (await t.app.inject('/articles')).body;
+    expect(html).toContain('<a href="/peut-on-faire-un-stage">Puis-je faire un stage ?</a>');
+    expect((await t.app.inject('/peut-on-faire-un-stage')).statusCode).toBe(200);
+  });
+
   it('the search form is a WebMCP tool: its name and description, and a description for each field', async () => {
     const html = (await t.app.inject('/')).body;
     const form = /<form class="search card"[^>]*>/.exec(html)?.[0] ?? '';
