@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
+import { registerClaimPages } from './agent-claims/approval-routes.js';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
 import { Catalogue } from './catalogue/catalogue.js';
@@ -100,6 +101,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await registerAccounts(app);
     await registerCentreArea(app);
     await registerPeopleArea(app); // /mon-espace
+    await registerClaimPages(app); // /agents/autoriser: a person answers an agent's claim
     await registerOperatorArea(app); // /administration
   }
   registerOpenApiRoute(app); // GET /openapi.json

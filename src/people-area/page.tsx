@@ -1,4 +1,5 @@
 import type { User } from '../accounts/users.js';
+import { PersonAgentsLink } from '../agent-claims/person-agents-page.js';
 import { whatToBring } from '../reservations/bring.js';
 import { displayPhone } from '../reservations/phone.js';
 import type { PersonReservation } from '../reservations/repository.js';
@@ -127,6 +128,7 @@ export function PeoplePage(props: PeoplePageProps) {
           {props.notice}
         </p>
       ) : null}
+      <PersonAgentsLink />
       {user.memberships.length > 0 ? (
         <p>
           <a href="/espace-centre">Espace centre</a>
