@@ -62,7 +62,9 @@ describe('bearer authentication', () => {
   it('identifies the client of a valid token', async () => {
     const res = await probe(`Bearer ${valid}`);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ identity: { kind: 'client', clientId: client.client_id, scope: 'read' } });
+    expect(res.json()).toEqual({
+      identity: { kind: 'client', clientId: client.client_id, scope: 'read', scopes: ['read'] },
+    });
     // The scheme is case-insensitive (RFC 9110 §11.1).
     expect((await probe(`bearer ${valid}`)).statusCode).toBe(200);
   });

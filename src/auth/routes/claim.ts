@@ -93,7 +93,9 @@ function askedScopes(request: FastifyRequest): AgentScope[] {
  */
 export function claimRoute(app: FastifyInstance, urls: AuthUrls): void {
   const base = urls.issuer;
+  const serviceDoc = `<${urls.documentation}>; rel="service-doc"`;
   app.post(CLAIM_PATH, { bodyLimit: OAUTH_BODY_LIMIT }, async (request, reply) => {
+    reply.header('link', serviceDoc);
     const client = await callingClient(app, request, urls);
     if (!app.config.site)
       throw new OAuthError(
@@ -122,6 +124,7 @@ export function claimRoute(app: FastifyInstance, urls: AuthUrls): void {
   });
 
   app.get(`${CLAIM_PATH}/:claimId`, async (request, reply) => {
+    reply.header('link', serviceDoc);
     const client = await callingClient(app, request, urls);
     const { claimId } = request.params as { claimId: string };
     const polled = CLAIM_ID.test(claimId)
