@@ -29,15 +29,6 @@ function Notice({ notice, problem }: { notice?: string | undefined; problem?: st
   ) : null;
 }
 
-/** The agent's name as it gave it, marked as such: nothing proves who is behind it. */
-function ClientName({ name }: { name: string }) {
-  return (
-    <>
-      « {name} » <span class="hint">(nom donné par l’assistant lui-même, non vérifié)</span>
-    </>
-  );
-}
-
 export interface ApprovalPageProps {
   site: SiteInfo;
   claim: ClaimForPage;
@@ -104,7 +95,11 @@ export function ApprovalPage(props: ApprovalPageProps) {
           <input type="hidden" name="_csrf" value={props.formToken} />
           <input type="hidden" name="claim" value={claim.id} />
           <p>
-            L’assistant <ClientName name={claim.clientName} /> demande à pouvoir agir pour vous.
+            L’assistant « {claim.clientName} » demande à pouvoir agir pour vous.{' '}
+            <span class="hint">
+              Ce nom est celui que l’assistant s’est donné lui-même : il n’est pas vérifié, rien ne garantit qui est
+              derrière.
+            </span>
           </p>
           <Field
             name="user_code"

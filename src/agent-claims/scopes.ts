@@ -13,7 +13,7 @@ export function isAgentScope(value: string): value is AgentScope {
 
 /** How the person's pages name each scope (plain French, what it means for them). */
 export const SCOPE_TEXT: Record<AgentScope, string> = {
-  hold: 'Mettre une place de côté pour vous dans un stage, pendant 15 minutes : c’est vous qui finissez la réservation sur ce site.',
+  hold: 'Mettre une place de côté pour vous dans un stage, pour peu de temps : c’est vous qui finissez la réservation sur ce site.',
   alerts: 'Créer des alertes pour vous : les e-mails d’alerte vous arrivent à vous, et chacun permet de se désabonner.',
 };
 

@@ -122,7 +122,7 @@ async function poll(claimId: string, accessToken: string, via: 'app' | 'second' 
     headers: { authorization: `Bearer ${accessToken}` },
   });
   agentAnswers.push(res.body);
-  return { status: res.statusCode, headers: res.headers, body: res.json() };
+  return { status: res.statusCode, headers: new Headers(res.headers as Record<string, string>), body: res.json() };
 }
 
 /** The path of a claim's page, from its claim_url. */
@@ -209,7 +209,7 @@ describe('an agent claimed by a person, from registration to revocation', () => 
     const browser = await signInFromClaimPage(claim.claim_url);
     const page = await browser.get(pagePath(claim.claim_url));
     expect(page.body).toContain('« Assistant de test »');
-    expect(page.body).toContain('non vérifié');
+    expect(page.body).toContain('il n’est pas vérifié');
     expect(page.body).toContain('Mettre une place de côté pour vous');
     expect(page.body).not.toContain('Créer des alertes pour vous'); // not asked
     expect(page.body).toContain('payer quoi que ce soit');
@@ -281,7 +281,7 @@ describe('an agent claimed by a person, from registration to revocation', () => 
     const refused = await poll(claim.claim_id, holdToken, 'second');
     expect(refused.status).toBe(401);
     expect(refused.body.error).toBe('invalid_token');
-    expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
     const mcp = await second.inject({
       method: 'POST',
       url: '/api/mcp',
