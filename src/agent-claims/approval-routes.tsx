@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GUARD_REFUSED } from '../accounts/area.js';
 import { RETURN_PARAM } from '../accounts/return-path.js';
 import type { User } from '../accounts/users.js';
+import { errorSummary } from '../jobs/errors.js';
 import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
@@ -9,7 +10,10 @@ import { ApprovalPage, type ApprovalPageProps, UnknownClaimPage } from './approv
 import { claimForPage } from './claim-for-page.js';
 import { approveClaim, denyClaim } from './decide-claim.js';
 import { CLAIM_ID, CLAIM_PAGE_PATH, claimPagePath } from './policy.js';
+import { pruneClaims } from './prune-claims.js';
 import { type AgentScope, isAgentScope } from './scopes.js';
+
+const PRUNE_EVERY_MS = 3_600_000;
 
 // A form of a few short fields.
 const FORM_BODY_LIMIT = 4 * 1024;
@@ -38,6 +42,15 @@ export async function registerClaimPages(app: FastifyInstance): Promise<void> {
   const site = siteInfo(app.config);
   const { accounts } = app;
   const db = app.database.db;
+
+  // Claims that no longer do anything are forgotten every hour, by any instance.
+  const prune = setInterval(() => {
+    pruneClaims(db, app.clock.now()).catch((err: unknown) =>
+      app.log.warn({ error: errorSummary(err) }, 'agent claims: could not prune old claims'),
+    );
+  }, PRUNE_EVERY_MS);
+  prune.unref();
+  app.addHook('onClose', async () => clearInterval(prune));
 
   const show = async (
     request: FastifyRequest,

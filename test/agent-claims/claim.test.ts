@@ -1,8 +1,11 @@
+import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pruneClaims } from '../../src/agent-claims/prune-claims.js';
 import { buildApp } from '../../src/app.js';
+import { agentClaims } from '../../src/db/schema.js';
 import { Browser, followLink, linkPath, signIn } from '../helpers/accounts.js';
 import { frozenClock, testConfig } from '../helpers/app.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -455,5 +458,36 @@ describe('the metadata and the sign-in return path', () => {
     expect(page.body).not.toContain('name="suite"');
     const outside = await browser.get('/connexion?suite=https://evil.example/');
     expect(outside.body).not.toContain('evil.example');
+  });
+});
+
+describe('claims that no longer do anything', () => {
+  it('are forgotten a day after expiring unanswered or refused, a withdrawn one 30 days after', async () => {
+    const agent = await registerAgent('Assistant oublié');
+    const { access_token } = await token(agent);
+    const left = (await startClaim(access_token, 'hold')).body;
+    const count = async (id: string) =>
+      (await db.database.db.select().from(agentClaims).where(eq(agentClaims.id, id))).length;
+    const started = clock.now().getTime();
+    expect(await pruneClaims(db.database.db, new Date(started + 600_000 + 23 * 3_600_000))).toBe(0);
+    expect(await count(left.claim_id)).toBe(1);
+    await pruneClaims(db.database.db, new Date(started + 600_000 + 25 * 3_600_000));
+    expect(await count(left.claim_id)).toBe(0);
+    // Approved and in force: kept whatever the time.
+    const kept = (await startClaim(access_token, 'hold')).body;
+    const person = await signInFromClaimPage(kept.claim_url);
+    await answer(person, kept.claim_url, { user_code: kept.user_code, scope: 'hold', decision: 'approve' });
+    await pruneClaims(db.database.db, new Date(started + 400 * 86_400_000));
+    expect(await count(kept.claim_id)).toBe(1);
+    // Withdrawn: kept 30 days as the person's record, then forgotten.
+    const list = await person.get('/mon-espace/agents');
+    const action = `/mon-espace/agents/${kept.claim_id}/retrait`;
+    expect(list.body).toContain(`action="${action}"`);
+    expect((await person.post(action, { _csrf: Browser.token(list.body) })).statusCode).toBe(303);
+    const revokedAt = clock.now().getTime();
+    await pruneClaims(db.database.db, new Date(revokedAt + 29 * 86_400_000));
+    expect(await count(kept.claim_id)).toBe(1);
+    await pruneClaims(db.database.db, new Date(revokedAt + 31 * 86_400_000));
+    expect(await count(kept.claim_id)).toBe(0);
   });
 });
