@@ -263,6 +263,38 @@ describe('an agent claimed by a person, from registration to revocation', () => 
     expect(another.status).toBe(409);
   });
 
+  it('keeps the rate tier keyed by client_id for a claimed token', async () => {
+    const limited = await buildApp(testConfig({ PUBLIC_BASE_URL: base, RATE_LIMIT: 'on' }), {
+      database: db.database,
+      logger: false,
+      clock,
+    });
+    try {
+      const ping = (authorization?: string) =>
+        limited.inject({
+          method: 'POST',
+          url: '/api/mcp',
+          headers: {
+            ...(authorization ? { authorization } : {}),
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          payload: { jsonrpc: '2.0', id: 1, method: 'ping' },
+        });
+      const claimed = await ping(`Bearer ${holdToken}`);
+      expect(claimed.statusCode).toBe(200);
+      expect(Number(claimed.headers['ratelimit-limit'])).toBe(limited.config.rateLimit.authenticated);
+      const anonymous = await ping();
+      expect(Number(anonymous.headers['ratelimit-limit'])).toBe(limited.config.rateLimit.anonymous);
+      expect(limited.config.rateLimit.authenticated).not.toBe(limited.config.rateLimit.anonymous);
+      // Counted for the client: another token of the same client spends the same budget.
+      const plain = await ping(`Bearer ${(await token(agent)).access_token}`);
+      expect(Number(plain.headers['ratelimit-remaining'])).toBe(Number(claimed.headers['ratelimit-remaining']) - 1);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('lists the agent in /mon-espace and withdraws it there: the old token is refused on another instance', async () => {
     // The token works on the second instance before the withdrawal.
     expect((await poll(claim.claim_id, holdToken, 'second')).status).toBe(200);
