@@ -175,7 +175,11 @@ export class AccessTokens {
           ? payload.sub !== clientId
           : typeof payload.sub !== 'string' || !payload.sub.startsWith('psn_')
       )
-        throw new InvalidTokenError('The access token lacks a valid client_id claim.');
+        throw new InvalidTokenError(
+          claimId === undefined
+            ? 'The access token lacks a valid client_id claim.'
+            : 'The access token lacks a valid sub claim.',
+        );
       if (typeof payload.jti !== 'string') throw new InvalidTokenError('The access token lacks a valid jti claim.');
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
       if (!scopes.includes(READ_SCOPE)) throw new InvalidTokenError('The access token lacks the read scope.');

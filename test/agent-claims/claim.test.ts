@@ -464,6 +464,18 @@ describe('the claim endpoints’ errors, in the OAuth format', () => {
     const theirs = await poll(mine.claim_id, (await token(other)).access_token);
     expect(theirs.status).toBe(404);
     expect((await agentFetch('/api/oauth/claim', access_token, { method: 'DELETE' })).status).toBe(405);
+    // A JSON body works as the form does.
+    const json = await agentFetch('/api/oauth/claim', (await token(other)).access_token, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ scope: 'alerts' }),
+    });
+    expect(json.status).toBe(200);
+    expect(json.body.scope).toBe('read alerts');
+    // The person's page for a claim that does not exist.
+    const missing = await new Browser(app).get('/agents/autoriser?claim=AAAAAAAAAAAAAAAAAAAAAA');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.body).toContain('Demande introuvable');
   });
 
   it('never returns the person’s email to an agent', () => {
