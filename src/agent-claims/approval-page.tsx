@@ -43,7 +43,15 @@ export interface ApprovalPageProps {
   error?: FieldError | undefined;
   notice?: string | undefined;
   problem?: string | undefined;
+  /** The answer the person just gave (the address after their POST): said as done, only to them. */
+  justAnswered?: 'approved' | 'denied' | undefined;
 }
+
+const JUST_ANSWERED = {
+  approved:
+    'C’est fait : l’assistant peut maintenant faire ce que vous avez coché. Vous pouvez retirer cette autorisation à tout moment dans votre espace.',
+  denied: 'C’est noté : vous avez refusé, l’assistant ne peut rien faire pour vous.',
+};
 
 const OUTCOME: Record<Exclude<ClaimForPage['state'], 'pending'>, string> = {
   approved: 'Cette demande a déjà reçu une réponse : l’assistant a été autorisé.',
@@ -62,17 +70,21 @@ export function ApprovalPage(props: ApprovalPageProps) {
   const { claim } = props;
   const chosen = new Set(props.chosen ?? claim.requested);
   const title = 'Autoriser un assistant à agir pour vous';
+  const confirmed =
+    props.decidedHere && props.justAnswered === claim.state ? JUST_ANSWERED[props.justAnswered] : undefined;
   return (
     <Layout site={props.site} title={title} description="Autoriser un assistant (agent IA) à agir pour vous" noindex>
       <h1>{title}</h1>
-      <Notice notice={props.notice} problem={props.problem} />
+      <Notice notice={props.notice ?? confirmed} problem={props.problem} />
       {claim.state !== 'pending' ? (
         <>
-          <p>
-            {claim.state === 'expired' || props.decidedHere
-              ? OUTCOME[claim.state]
-              : 'Cette demande a déjà reçu une réponse : elle ne peut plus servir.'}
-          </p>
+          {confirmed ? null : (
+            <p>
+              {claim.state === 'expired' || props.decidedHere
+                ? OUTCOME[claim.state]
+                : 'Cette demande a déjà reçu une réponse : elle ne peut plus servir.'}
+            </p>
+          )}
           {props.signedIn ? (
             <p>
               <a href={PERSON_AGENTS_PATH}>Voir les assistants que vous avez autorisés</a>

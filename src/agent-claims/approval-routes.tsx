@@ -91,13 +91,9 @@ export async function registerClaimPages(app: FastifyInstance): Promise<void> {
       const query = request.query as Record<string, unknown>;
       const claimId = typeof query.claim === 'string' ? query.claim : '';
       const user = await accounts.user(request);
-      const notice =
-        query.reponse === 'autorise'
-          ? 'C’est fait : l’assistant peut maintenant faire ce que vous avez coché. Vous pouvez retirer cette autorisation à tout moment dans votre espace.'
-          : query.reponse === 'refuse'
-            ? 'C’est noté : vous avez refusé, l’assistant ne peut rien faire pour vous.'
-            : undefined;
-      return show(request, reply, claimId, user, 200, { notice });
+      const justAnswered =
+        query.reponse === 'autorise' ? 'approved' : query.reponse === 'refuse' ? 'denied' : undefined;
+      return show(request, reply, claimId, user, 200, { justAnswered });
     });
 
     scope.post(CLAIM_PAGE_PATH, hidden, async (request, reply) => {

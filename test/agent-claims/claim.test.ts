@@ -234,6 +234,10 @@ describe('an agent claimed by a person, from registration to revocation', () => 
     expect(ok.statusCode).toBe(303);
     const after = await browser.get(ok.headers.location as string);
     expect(after.body).toContain('C’est fait');
+    // The address says nothing done to anyone else who opens it.
+    const stranger = await new Browser(app).get(ok.headers.location as string);
+    expect(stranger.body).not.toContain('C’est fait');
+    expect(stranger.body).toContain('déjà reçu une réponse');
     // Sent again (a double tap): nothing more happens.
     const again = await answer(browser, claim.claim_url, { user_code: typed, scope: 'hold', decision: 'approve' });
     expect(again.statusCode).toBe(409);
