@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentPerson, InsufficientScopeError, requireScope } from '../../src/agent-claims/agent-person.js';
 import { pruneClaims } from '../../src/agent-claims/prune-claims.js';
 import { buildApp } from '../../src/app.js';
 import { agentClaims } from '../../src/db/schema.js';
@@ -265,6 +266,23 @@ describe('an agent claimed by a person, from registration to revocation', () => 
     // One person per client.
     const another = await startClaim(plain.access_token);
     expect(another.status).toBe(409);
+
+    // What the next doors (holds, agent alerts) ask of a request's identity.
+    const verified = await app.accessTokens.verify(holdToken);
+    const identity = { kind: 'client' as const, ...verified };
+    expect(await agentPerson(app.database.db, identity)).toMatchObject({
+      subject: sub,
+      email: PERSON,
+      scopes: ['hold'],
+    });
+    expect(() => requireScope(identity, 'hold')).not.toThrow();
+    expect(() => requireScope(identity, 'alerts')).toThrow(InsufficientScopeError);
+    const readOnly = { kind: 'client' as const, ...(await app.accessTokens.verify(plain.access_token)) };
+    expect((await agentPerson(app.database.db, readOnly))?.scopes).toEqual([]);
+    expect(() => requireScope(readOnly, 'hold')).toThrow(/scope="read hold"/);
+    const unclaimed = { kind: 'client' as const, clientId: 'cl_x', scope: 'read' as const, scopes: ['read'] };
+    expect(await agentPerson(app.database.db, unclaimed)).toBeUndefined();
+    expect(() => requireScope(unclaimed, 'hold')).toThrow(/POST \/api\/oauth\/claim/);
   });
 
   it('keeps the rate tier keyed by client_id for a claimed token', async () => {
