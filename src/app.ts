@@ -3,8 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
 import { registerClaimPages } from './agent-claims/approval-routes.js';
+import { registerAlerts } from './alerts/plugin.js';
 import { ArticleLibrary } from './articles/articles.js';
 import { registerAuth } from './auth/plugin.js';
+import { upgradeHint } from './auth/upgrade-hint.js';
 import { Catalogue } from './catalogue/catalogue.js';
 import { registerCatalogueApi } from './catalogue/plugin.js';
 import { urlBuilder } from './catalogue/read-model.js';
@@ -74,7 +76,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const articles = deps.articles ?? (await ArticleLibrary.load());
 
   // What every request goes through, before any route.
-  await registerHttp(app, { knownTools: MCP_TOOL_NAMES, htmlErrorPage });
+  await registerHttp(app, {
+    knownTools: MCP_TOOL_NAMES,
+    htmlErrorPage,
+    higherTier: upgradeHint(config.publicBaseUrl).higherTier,
+  });
   // Background work: the durable jobs' worker, and the email outbox's sender on it.
   await registerJobs(app);
   registerMail(app);
@@ -91,7 +97,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await registerWebhooks(app, config.site ? { pagePath: webhooksPath } : {});
   await registerDiscovery(app); // /.well-known/*, /llms.txt
   await registerDocs(app); // GET /docs
-  await registerMcp(app, { catalogue, articles, clock: app.clock, platformName: config.platformName }); // POST /api/mcp
+  await registerMcp(app, {
+    catalogue,
+    articles,
+    clock: app.clock,
+    platformName: config.platformName,
+    publicBaseUrl: config.publicBaseUrl,
+  }); // POST /api/mcp
   if (config.site) {
     // The pages for people; the booking form is on the site's session page, and a refused one
     // is shown there again.
@@ -102,6 +114,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await registerCentreArea(app);
     await registerPeopleArea(app); // /mon-espace
     await registerClaimPages(app); // /agents/autoriser: a person answers an agent's claim
+    await registerAlerts(app, { guard }); // /alertes: "Prévenez-moi" on full sessions and searches
     await registerOperatorArea(app); // /administration
   }
   registerOpenApiRoute(app); // GET /openapi.json

@@ -123,6 +123,8 @@ const EnvSchema = z
     RATE_LIMIT_RESERVATIONS_PER_HOUR: positiveInt('RATE_LIMIT_RESERVATIONS_PER_HOUR').default(5),
     RATE_LIMIT_SIGN_IN_PER_HOUR: positiveInt('RATE_LIMIT_SIGN_IN_PER_HOUR').default(20),
     RATE_LIMIT_SIGN_IN_PER_EMAIL_PER_HOUR: positiveInt('RATE_LIMIT_SIGN_IN_PER_EMAIL_PER_HOUR').default(5),
+    RATE_LIMIT_ALERTS_PER_HOUR: positiveInt('RATE_LIMIT_ALERTS_PER_HOUR').default(20),
+    RATE_LIMIT_ALERTS_PER_EMAIL_PER_HOUR: positiveInt('RATE_LIMIT_ALERTS_PER_EMAIL_PER_HOUR').default(5),
     SESSION_SECRETS: z
       .string()
       .optional()
@@ -238,6 +240,9 @@ const EnvSchema = z
         reservationsPerHour: env.RATE_LIMIT_RESERVATIONS_PER_HOUR,
         signInPerHour: env.RATE_LIMIT_SIGN_IN_PER_HOUR,
         signInPerEmailPerHour: env.RATE_LIMIT_SIGN_IN_PER_EMAIL_PER_HOUR,
+        /** "Prévenez-moi" alerts asked per address, and per email, per hour (src/alerts/). */
+        alertsPerHour: env.RATE_LIMIT_ALERTS_PER_HOUR,
+        alertsPerEmailPerHour: env.RATE_LIMIT_ALERTS_PER_EMAIL_PER_HOUR,
         redisUrl: env.REDIS_URL,
         /** How long a Redis call may take before it counts as not answering (then requests pass). */
         redisTimeoutMs: env.RATE_LIMIT_REDIS_TIMEOUT_MS,

@@ -24,6 +24,12 @@ export const AdminCentreSchema = z
       .date()
       .nullable()
       .describe('approvedOn 5 years on: from this day (in the centre’s zone) the centre is in no public answer.'),
+    cancellationTerms: z
+      .string()
+      .nullable()
+      .describe(
+        'The centre’s cancellation and refund terms (plain text, line breaks kept), shown to people who book; null: none set.',
+      ),
     suspended: z.boolean().describe('True while an operator has suspended the centre: it is in no public answer.'),
     suspendedAt: z.iso.datetime({ offset: true }).nullable(),
     suspensionReason: z.string().nullable(),

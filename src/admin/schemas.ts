@@ -35,6 +35,12 @@ const text = (name: string, max: number) =>
     .max(max, { error: `${name} must be at most ${max} characters` })
     .regex(ONE_LINE, { error: `${name} must be one line of printable text` });
 
+/** Printable text over several lines: line breaks and tabs, no other control or invisible formatting characters. */
+export const MULTI_LINE = /^(?:[\n\t]|[^\p{Cc}\p{Cf}])*$/u;
+
+/** The most characters a centre's cancellation terms may have (the column's check says the same). */
+export const CANCELLATION_TERMS_MAX = 2000;
+
 const optionalText = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? null : v), schema.nullable().optional());
 
@@ -123,6 +129,22 @@ export const CentreInputSchema = z
       .optional()
       .describe(
         'The day the prefect approved the centre (YYYY-MM-DD). The approval holds 5 years: from that day 5 years on, the centre and its sessions leave every public answer until a new date is written. Omitted: the stored date is kept; null: none is recorded.',
+      ),
+    cancellationTerms: z
+      .preprocess(
+        // Line endings as one (\n), spaces at either end off; empty means none.
+        (v) => (typeof v === 'string' ? v.replace(/\r\n?/g, '\n').trim() || null : v),
+        z
+          .string({ error: 'cancellationTerms must be a text' })
+          .max(CANCELLATION_TERMS_MAX, {
+            error: `cancellationTerms must be at most ${CANCELLATION_TERMS_MAX} characters`,
+          })
+          .regex(MULTI_LINE, { error: 'cancellationTerms must be printable text (line breaks allowed)' })
+          .nullable()
+          .optional(),
+      )
+      .describe(
+        `The centre's cancellation and refund terms, plain text, line breaks kept, at most ${CANCELLATION_TERMS_MAX} characters: shown to people before they book, on their reservation and in its confirmation email; never in the public centre object. Omitted: the stored terms are kept; null or empty: none (people are shown the service's default sentence).`,
       ),
   })
   .strict()

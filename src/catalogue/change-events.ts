@@ -43,6 +43,16 @@ export function resetEvent(version: number): string {
   return `event: reset\ndata: ${JSON.stringify({ version })}\nid: ${version}\n\n`;
 }
 
+/**
+ * The first event of a fresh stream: the version it starts from, as its id. An event with data,
+ * because EventSource clients built on eventsource-parser (the npm eventsource among them) keep
+ * the id only of an event they dispatch, and dispatch none without data: an id alone in a block
+ * is lost to them, and a client ended before the first change could not resume.
+ */
+export function readyEvent(version: number): string {
+  return `event: ready\ndata: ${JSON.stringify({ version })}\nid: ${version}\n\n`;
+}
+
 /** The events of a list of changes: the last one carries the id that a client resumes from. */
 export function sessionEvents(changes: readonly SessionChange[]): string {
   let text = '';

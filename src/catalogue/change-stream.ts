@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { resetEvent, sessionChange, sessionEvents } from './change-events.js';
+import { readyEvent, resetEvent, sessionChange, sessionEvents } from './change-events.js';
 import type { EventStreams } from './event-streams.js';
 import { sessionsChangedBetween } from './repository.js';
 
@@ -22,10 +22,10 @@ export async function streamChanges(
 ): Promise<void> {
   const version = app.catalogue.snapshot.version;
   const stream = streams.open(res, address, version);
-  // A fresh stream's first id is the version it starts from: a client ended before any change
-  // still resumes from there.
-  const id = resumeText === undefined ? `id: ${version}\n` : '';
-  res.write(`retry: ${RETRY_MS}\n${id}: stream of ${app.config.platformName} catalogue changes\n\n`);
+  // A fresh stream's first event (`ready`) carries the version it starts from as its id: a client
+  // ended before any change still resumes from there.
+  const ready = resumeText === undefined ? readyEvent(version) : '\n';
+  res.write(`retry: ${RETRY_MS}\n: stream of ${app.config.platformName} catalogue changes\n${ready}`);
   if (resumeText === undefined) return stream.start(undefined, version, String(version));
   const replay = await missedSince(app, request, Number(resumeText));
   // A replay is this stream's own bytes: make room for it in the streams' budget first.

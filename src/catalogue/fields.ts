@@ -15,21 +15,23 @@ export { WEEKDAY_NAMES, weekdaysField } from './weekday-field.js';
  */
 
 /**
- * A decimal integer from 1 to `max` without leading zeros, as regex alternatives: each shorter
- * length in full, then, digit by digit, the numbers of max's length below it, then max itself.
+ * A decimal integer from 1 to `max` without leading zeros, as regex alternatives: every shorter
+ * length in one ("[1-9]\\d{0,2}"), then, digit by digit, the numbers of max's length below it,
+ * then max itself. Kept short: tools/list publishes it in every count field's schema.
  */
 export function upToPattern(max: number): string {
   const digits = String(max);
   const n = digits.length;
   const parts: string[] = [];
-  for (let length = 1; length < n; length++) parts.push(length === 1 ? '[1-9]' : `[1-9]\\d{${length - 1}}`);
+  if (n === 2) parts.push('[1-9]');
+  if (n > 2) parts.push(n === 3 ? '[1-9]\\d?' : `[1-9]\\d{0,${n - 2}}`);
   for (let i = 0; i < n; i++) {
     const low = i === 0 ? 1 : 0;
     const high = Number(digits[i]) - 1;
     if (high < low) continue;
     const rest = n - i - 1;
     const range = low === high ? String(low) : `[${low}-${high}]`;
-    parts.push(`${digits.slice(0, i)}${range}${rest > 0 ? `\\d{${rest}}` : ''}`);
+    parts.push(`${digits.slice(0, i)}${range}${rest === 0 ? '' : rest === 1 ? '\\d' : `\\d{${rest}}`}`);
   }
   parts.push(digits);
   return parts.join('|');
@@ -65,6 +67,14 @@ export const SEARCHABLE_CHARACTER =
   '[0-9A-Za-z\\u00C0-\\u00CF\\u00D1-\\u00D6\\u00D9-\\u00DD\\u00E0-\\u00EF\\u00F1-\\u00F6\\u00F9-\\u00FD\\u00FF-\\u010F\\u0112-\\u0125\\u0128-\\u0130\\u0134-\\u0137\\u0139-\\u013E\\u0143-\\u0148\\u014C-\\u0165\\u0168-\\u017E\\u01A0\\u01A1\\u01AF\\u01B0\\u01CD-\\u01DC\\u01DE-\\u01E3\\u01E6-\\u01ED\\u01F0\\u01F4\\u01F5\\u01F8-\\u01FD\\u0200-\\u021B\\u021E\\u021F\\u0226-\\u0233\\u1E00-\\u1E99\\u1EA0-\\u1EF9\\u212A\\u212B]';
 
 /**
+ * The same class with its characters written as themselves rather than as \u escapes: the same
+ * regex, but its JSON (tools/list, the OpenAPI document) is about a third as long.
+ */
+export const SEARCHABLE_CHARACTER_LITERAL = SEARCHABLE_CHARACTER.replace(/\\u([0-9A-F]{4})/g, (_, hex: string) =>
+  String.fromCharCode(Number.parseInt(hex, 16)),
+);
+
+/**
  * A place name matched ignoring case, accents and punctuation; "" is absent. One that folds to
  * nothing ("!!!", "---", a zero-width space) would match every session: refused, naming the
  * field, since the caller surely meant something else.
@@ -73,7 +83,7 @@ export function locationNameField(name: string, max: number, examples: string[])
   const text = z
     .string({ error: `${name} must be a text` })
     .regex(new RegExp(`^[^]{0,${max}}$`, 'u'), { error: `${name} must be at most ${max} characters` })
-    .regex(new RegExp(SEARCHABLE_CHARACTER), { error: `${name} must contain at least one letter or digit` });
+    .regex(new RegExp(SEARCHABLE_CHARACTER_LITERAL), { error: `${name} must contain at least one letter or digit` });
   return union(
     [EMPTY, text],
     text,

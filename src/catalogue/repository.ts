@@ -32,6 +32,7 @@ const centreColumns = {
   email: centres.email,
   phone: centres.phone,
   approvedOn: centres.approvedOn,
+  cancellationTerms: centres.cancellationTerms,
 };
 
 // A suspended centre is read as if it did not exist: no entry, no session listed or found by id.

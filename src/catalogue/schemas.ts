@@ -91,39 +91,25 @@ export const RADIUS_MAX_KM = 200;
 export const SORTS = ['date', 'price', 'distance'] as const;
 
 export const searchFields = {
-  city: locationNameField('city', 100, ['lyon', 'saint etienne']).describe(
-    'City, partial match ignoring case and accents ("saint etienne" finds "Saint-Étienne").',
-  ),
-  dept: departmentField('dept').describe(
-    'Department code: "69", "01" (or "1"), "2A", "974"; in JSON, a number such as 69 too.',
-  ),
-  region: locationNameField('region', 100, ['rhone', 'Île-de-France']).describe(
-    'Region, partial match ignoring case and accents ("rhone" finds "Auvergne-Rhône-Alpes").',
-  ),
-  from: dateField('from').describe(
-    'Earliest first day, YYYY-MM-DD. Default: today (Europe/Paris). Earlier dates count as today.',
-  ),
-  to: dateField('to').describe('Latest first day, YYYY-MM-DD, inclusive; not before from.'),
-  maxPrice: euroAmountField('maxPrice').describe('Maximum price in euros, inclusive.'),
-  limit: countField('limit', LIMIT_MAX, LIMIT_DEFAULT).describe(`Maximum number of sessions, 1 to ${LIMIT_MAX}.`),
-  includeUnavailable: flagField('includeUnavailable').describe(
-    'When true, full sessions (0 places left) are included as well.',
-  ),
+  city: locationNameField('city', 100, ['lyon', 'saint etienne']).describe('City, partial name.'),
+  dept: departmentField('dept').describe('Department code: "69", "2A", "974".'),
+  region: locationNameField('region', 100, ['rhone', 'Île-de-France']).describe('Region, partial name.'),
+  from: dateField('from').describe('Earliest first day; default today.'),
+  to: dateField('to').describe('Latest first day (not before from).'),
+  maxPrice: euroAmountField('maxPrice').describe('Maximum price, euros.'),
+  limit: countField('limit', LIMIT_MAX, LIMIT_DEFAULT).describe('Page size.'),
+  includeUnavailable: flagField('includeUnavailable').describe('Include full sessions.'),
   near: locationNameField('near', 100, ['Villeurbanne', '69003', 'Lyon 3e', '45.77,4.88']).describe(
-    `Sessions within radiusKm of a place: a town ("Villeurbanne", "St Etienne", "Lyon 3e", "Paris 15e"), a postal code ("69100"), an INSEE code ("69266") or a position "lat,lng" ("45.77,4.88"). Also "Villeurbanne, France", "69100 Villeurbanne", "Saint-Denis 93", misspellings. A name several towns answer to is refused with errors[0].candidates, each with the near value naming it alone: ask which. A 5-digit number is read as a postal code first. Each session then carries distanceKm. An unknown place is refused (400 naming near).`,
+    'Town ("Lyon 3e", "Saint-Denis 93"), postal code or "lat,lng"; within radiusKm. Ambiguous: 400 listing candidates.',
   ),
   radiusKm: optionalCountField('radiusKm', RADIUS_MAX_KM, [10, 50]).describe(
-    `With near: maximum distance in km from the place to the centre, 1 to ${RADIUS_MAX_KM}. Default ${RADIUS_DEFAULT_KM}. Refused without near.`,
+    `Km around near; default ${RADIUS_DEFAULT_KM}.`,
   ),
   sort: choiceField('sort', SORTS, { examples: ['price'] }).describe(
-    'Order: "date" (default: day1, startTime, price, id), "price" (cheapest first, then by date), "distance" (nearest first, then by date; needs near).',
+    '"date" (default), "price" or "distance" (needs near).',
   ),
-  days: weekdaysField('days').describe(
-    'Sessions held on one of these weekdays (first or second day: courses never run on Sundays, so "saturday" finds Friday–Saturday courses). In English or French, full or short, any case, separated by commas: "saturday", "samedi", "sat", "sam", "fri,sat"; in JSON also a list. Days: monday lundi mon lun, tuesday mardi tue mar, wednesday mercredi wed mer, thursday jeudi thu jeu, friday vendredi fri ven, saturday samedi sat sam, sunday dimanche sun dim.',
-  ),
-  cursor: tokenField('cursor', 400).describe(
-    'The nextCursor of the previous page, to continue the same search (same filters; limit may differ). Pages follow the sort key, not an offset: a walk neither repeats nor skips a session that exists throughout, while the catalogue changes. A cursor of another search, or altered, is refused (400 naming cursor).',
-  ),
+  days: weekdaysField('days').describe('Weekdays, English or French: "sam", "fri,sat" or a list.'),
+  cursor: tokenField('cursor', 400).describe('nextCursor of the previous page.'),
 };
 
 /** A rule JSON Schema cannot state (it compares two fields): said in `to`'s description. */

@@ -1,6 +1,8 @@
 import type { Membership } from '../accounts/users.js';
 import type { AdminCentre } from '../admin/response-schemas.js';
-import { Field, type FieldError } from '../web/field.js';
+import { CANCELLATION_TERMS_MAX } from '../admin/schemas.js';
+import { DEFAULT_CANCELLATION_TERMS } from '../reservations/cancellation-terms.js';
+import { described, Field, type FieldError, FieldMessage } from '../web/field.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
 
 /** The fields of the details form, as typed (text), by the admin API's names. */
@@ -12,6 +14,7 @@ export interface DetailsValues {
   lng: string;
   email: string;
   phone: string;
+  cancellationTerms: string;
 }
 
 export const detailsPath = (centreId: string) => `/espace-centre/centres/${centreId}`;
@@ -25,6 +28,7 @@ export function detailsValuesOf(centre: AdminCentre): DetailsValues {
     lng: String(centre.lng),
     email: centre.email ?? '',
     phone: centre.phone ?? '',
+    cancellationTerms: centre.cancellationTerms ?? '',
   };
 }
 
@@ -115,6 +119,26 @@ export function DetailsPage(props: DetailsPageProps) {
           error={errorOf('city')}
           input={{ type: 'text', autocomplete: 'address-level2', required: true, value: values.city }}
         />
+        <div>
+          <label for="cancellationTerms">
+            Conditions d’annulation et de remboursement{' '}
+            <span class="hint" id="cancellationTerms-hint">
+              Montrées avant la réservation, sur la réservation et dans l’e-mail de confirmation (
+              {CANCELLATION_TERMS_MAX} caractères au plus). Laissées vides, les personnes lisent : «{' '}
+              {DEFAULT_CANCELLATION_TERMS} »
+            </span>
+          </label>
+          <textarea
+            id="cancellationTerms"
+            name="cancellationTerms"
+            rows={6}
+            maxlength={CANCELLATION_TERMS_MAX}
+            {...described(errorOf('cancellationTerms'), 'cancellationTerms-hint')}
+          >
+            {values.cancellationTerms}
+          </textarea>
+          <FieldMessage error={errorOf('cancellationTerms')} />
+        </div>
         <fieldset>
           <legend>Position sur la carte</legend>
           <p class="hint">

@@ -73,6 +73,7 @@ const FIELDS: Record<string, Record<string, string>> = {
     email: 'e-mail de contact',
     phone: 'téléphone',
     approvedOn: 'date d’agrément',
+    cancellationTerms: 'conditions d’annulation',
     suspensionReason: 'raison de la suspension',
     suspended: 'suspendu',
   },

@@ -46,10 +46,18 @@ export const centres = pgTable(
     suspendedAt: timestamp('suspended_at', { withTimezone: true, mode: 'date' }),
     /** The operator's reason for the suspension; never shown publicly. */
     suspensionReason: text('suspension_reason'),
+    /**
+     * The centre's own cancellation and refund terms, as it writes them (plain text, line breaks
+     * kept): shown to people before they book, on their reservation and in its confirmation email.
+     * Null: the service's default sentence (reservations/cancellation-terms.tsx). Not in the public
+     * REST/MCP centre object (spec.md §2.3).
+     */
+    cancellationTerms: text('cancellation_terms'),
     ...timestamps,
   },
   (t) => [
     index('centres_dept_code_idx').on(t.deptCode),
+    check('centres_cancellation_terms_length', sql`char_length(${t.cancellationTerms}) <= 2000`),
     check('centres_agrement_number_format', sql`${t.agrementNumber} ~ '^R[0-9]{2}[0-9A-Z]{3}[0-9]{5}$'`),
     check('centres_lat_range', sql`${t.lat} between -90 and 90`),
     check('centres_lng_range', sql`${t.lng} between -180 and 180`),
@@ -595,6 +603,82 @@ export const changeHistory = pgTable(
     check('change_history_entity', sql`${t.entity} in ('centre', 'session', 'reservation', 'member', 'api_key')`),
     check('change_history_actor_kind', sql`${t.actorKind} in ('api_key', 'user', 'cli', 'site', 'system')`),
   ],
+);
+
+/**
+ * "Prévenez-moi" alerts (src/alerts/): a person's email and what they watch, either one full
+ * session (`session_id`) or a search (`search`: the catalogue's own filters). Who created it:
+ * `site`, or the OAuth client of an agent acting for a signed-in person (`client_id`). Only the
+ * person reads it back (/mon-espace); it never reaches a public answer, a webhook or a log.
+ * Deleted when it ends (`ends_at` passed, unsubscribed) or stays unconfirmed (src/alerts/purge.ts).
+ */
+export const alerts = pgTable(
+  'alerts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    email: text('email').notNull(),
+    /** The email lower-cased: one person's alerts, whatever the case they typed. */
+    emailKey: text('email_key').notNull(),
+    sessionId: uuid('session_id').references(() => stageSessions.id, { onDelete: 'cascade' }),
+    search: jsonb('search'),
+    createdVia: text('created_via').notNull(),
+    clientId: text('client_id'),
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true, mode: 'date' }),
+    endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastSentAt: timestamp('last_sent_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [
+    index('alerts_email_idx').on(t.emailKey),
+    index('alerts_session_idx').on(t.sessionId),
+    index('alerts_confirmed_idx').on(t.confirmedAt).where(sql`${t.confirmedAt} is not null`),
+    check('alerts_what', sql`(${t.sessionId} is null) <> (${t.search} is null)`),
+    check('alerts_created_via', sql`${t.createdVia} in ('site', 'agent')`),
+    check('alerts_client', sql`(${t.createdVia} = 'agent') = (${t.clientId} is not null)`),
+  ],
+);
+
+/** An alert's links' secrets, SHA-256 only: the confirmation link, and each email's unsubscribe link. */
+export const alertLinks = pgTable(
+  'alert_links',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    alertId: uuid('alert_id')
+      .notNull()
+      .references(() => alerts.id, { onDelete: 'cascade' }),
+    purpose: text('purpose').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('alert_links_alert_idx').on(t.alertId),
+    check('alert_links_purpose', sql`${t.purpose} in ('confirm', 'unsubscribe')`),
+  ],
+);
+
+/** The sessions a search alert was told of: never the same session twice. */
+export const alertSentSessions = pgTable(
+  'alert_sent_sessions',
+  {
+    alertId: uuid('alert_id')
+      .notNull()
+      .references(() => alerts.id, { onDelete: 'cascade' }),
+    sessionId: uuid('session_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.alertId, t.sessionId] })],
+);
+
+/**
+ * Confirmation emails sent per address (by its lower-cased email's SHA-256, never the email), for
+ * the daily limit whichever instance sends; rows older than a day are deleted.
+ */
+export const alertConfirmationsSent = pgTable(
+  'alert_confirmations_sent',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    emailHash: text('email_hash').notNull(),
+    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('alert_confirmations_sent_email_idx').on(t.emailHash, t.sentAt)],
 );
 
 /**

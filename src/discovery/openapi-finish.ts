@@ -1,6 +1,7 @@
 /**
  * The last pass over the generated OpenAPI document, for what route schemas cannot say on their
- * own: the response headers the service really sends (rate limits, Retry-After, ETag), an explicit
+ * own: the response headers the service really sends (rate limits, Retry-After, ETag), the event
+ * stream's media type, an explicit
  * "no authentication" on the public reads, and no component that nothing refers to.
  */
 
@@ -42,6 +43,20 @@ export const ETAG_RESPONSES: Record<string, readonly string[]> = {
   'PATCH /api/admin/sessions/{id}': ['200'],
   'POST /api/admin/sessions/{id}/places': ['200'],
 };
+
+/**
+ * Answers that are a stream of Server-Sent Events, not JSON: the route's schema can only say a
+ * string, which the generator files under application/json (and generated clients then wait
+ * for the end of a JSON body that never comes).
+ */
+export const EVENT_STREAM_RESPONSES: Record<string, string> = { 'GET /api/stages/events': '200' };
+
+/** Files a response's content under text/event-stream instead of application/json. */
+function asEventStream(response: Json): void {
+  const content = response.content as Record<string, unknown> | undefined;
+  if (!content?.['application/json']) return;
+  response.content = { 'text/event-stream': content['application/json'] };
+}
 
 /** 503 answers that say when to come back (the event stream: catalogue or capacity unavailable). */
 export const RETRY_AFTER_503: ReadonlySet<string> = new Set(['GET /api/stages/events']);
@@ -97,6 +112,7 @@ export function finishOpenApi<T>(document: T): T {
         if (status === '429' || (status === '503' && RETRY_AFTER_503.has(key))) names.push('Retry-After');
         if (ETAG_RESPONSES[key]?.includes(status)) names.push('ETag');
         addHeaders(response, names);
+        if (EVENT_STREAM_RESPONSES[key] === status) asEventStream(response);
       }
     }
   }

@@ -25,9 +25,9 @@ type CentreRow = typeof centres.$inferSelect;
 /** What a centre write sets; the approval and suspension columns only when that write sets them. */
 type CentreColumns = Omit<
   CentreRow,
-  'id' | 'createdAt' | 'updatedAt' | 'approvedOn' | 'suspendedAt' | 'suspensionReason'
+  'id' | 'createdAt' | 'updatedAt' | 'approvedOn' | 'suspendedAt' | 'suspensionReason' | 'cancellationTerms'
 > &
-  Partial<Pick<CentreRow, 'approvedOn' | 'suspendedAt' | 'suspensionReason'>>;
+  Partial<Pick<CentreRow, 'approvedOn' | 'suspendedAt' | 'suspensionReason' | 'cancellationTerms'>>;
 
 const SESSION_FIELDS: [string, (s: SessionColumns) => unknown][] = [
   ['centreId', (s) => s.centreId],
@@ -57,6 +57,7 @@ const CENTRE_FIELDS: [string, (c: CentreColumns) => unknown][] = (
     'email',
     'phone',
     'approvedOn',
+    'cancellationTerms',
     'suspensionReason',
   ] as const
 ).map((key): [string, (c: CentreColumns) => unknown] => [key, (c: CentreColumns) => c[key]]);

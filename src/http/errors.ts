@@ -4,6 +4,7 @@ import { DomainError } from '../core/errors.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/unavailable.js';
 import { withoutCorsOffApi } from './cors.js';
 import { type ParameterError, type Problem, problem, sendProblem } from './problem.js';
+import { isAnonymousLimit } from './rate-limit.js';
 
 /** Fastify's own client-error codes and the problem code each becomes. */
 const CLIENT_ERRORS: Record<string, string> = {
@@ -71,7 +72,11 @@ function fieldsAtFault({ errors, errorCount }: DomainError): Partial<Problem> {
  * that throws them. Routes with their own error format (OAuth, MCP, the reservation form) answer
  * before this. With `htmlPage` (the site is on), browsers get readable pages instead.
  */
-export function registerErrorHandling(app: FastifyInstance, htmlPage?: HtmlErrorPage): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  htmlPage?: HtmlErrorPage,
+  higherTier?: { detail: string; href: string },
+): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const html = htmlPage && wantsHtml(request) ? htmlPage : undefined;
     if (hasZodFastifySchemaValidationErrors(err)) {
@@ -95,7 +100,9 @@ export function registerErrorHandling(app: FastifyInstance, htmlPage?: HtmlError
     if (status >= 400 && status < 500) {
       if (html) return sendHtml(reply, status, html);
       const code = CLIENT_ERRORS[err.code] ?? (status === 429 ? 'rate_limited' : 'bad_request');
-      return sendProblem(reply, problem(status, code, err.message, { instance: request.url.split('?')[0] }));
+      // An anonymous caller out of budget learns that a higher tier exists, and where it starts.
+      const hint = higherTier && isAnonymousLimit(err) ? { higherTier } : {};
+      return sendProblem(reply, problem(status, code, err.message, { instance: request.url.split('?')[0], ...hint }));
     }
     request.log.error({ err }, 'request failed');
     if (html) return sendHtml(reply, Math.max(status, 500), html);

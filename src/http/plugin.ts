@@ -14,6 +14,8 @@ export interface HttpOptions {
   knownTools: ReadonlySet<string>;
   /** The site's error page for browsers, when the site is on. */
   htmlErrorPage: HtmlErrorPage | undefined;
+  /** Told to anonymous callers in a 429's problem: the higher tier and where it starts. */
+  higherTier?: { detail: string; href: string };
 }
 
 /**
@@ -31,6 +33,6 @@ export async function registerHttp(app: FastifyInstance, options: HttpOptions): 
   await registerMetrics(app, config.metrics !== undefined, options.knownTools);
   registerResponseHeaders(app, config.publicBaseUrl);
   await registerCors(app); // on the public API's paths only
-  registerErrorHandling(app, options.htmlErrorPage);
+  registerErrorHandling(app, options.htmlErrorPage, options.higherTier);
   await registerRateLimit(app, config);
 }

@@ -42,6 +42,13 @@ export const ProblemSchema = z
       .optional()
       .describe('Imports: how many issues there are in all; `errors` lists the first of them, in record order.'),
     truncated: z.boolean().optional().describe('Imports: true when `errors` lists fewer issues than `errorCount`.'),
+    higherTier: z
+      .object({
+        detail: z.string().describe('What the higher tier is and how to reach it.'),
+        href: z.url().describe('Where it is explained.'),
+      })
+      .optional()
+      .describe('An anonymous caller out of budget (429): the registered clients’ higher, per-client limit.'),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
 

@@ -54,6 +54,14 @@ declare module 'fastify' {
       request: FastifyRequest,
       email: string,
     ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+    /**
+     * Counts one alert asked for `email`, as chargeSignIn does for sign-in links, in a tier of its
+     * own (RATE_LIMIT_ALERTS_PER_HOUR, RATE_LIMIT_ALERTS_PER_EMAIL_PER_HOUR).
+     */
+    chargeAlert(
+      request: FastifyRequest,
+      email: string,
+    ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
   }
 }
 
@@ -144,18 +152,30 @@ function setRouteBudgets(app: FastifyInstance, settings: Settings): void {
   });
 }
 
+interface LimitError {
+  statusCode: number;
+  code: string;
+  /** The budget spent was an address's (the anonymous tier), not a client's or an API key's. */
+  anonymous: boolean;
+}
+
+/** Whether an error is a spent budget of the anonymous tier: the caller may be told of a higher one. */
+export function isAnonymousLimit(err: unknown): boolean {
+  const e = err as Partial<LimitError> | null;
+  return e?.code === RATE_LIMITED && e.anonymous === true;
+}
+
 /** The 429 error of a spent budget, saying whose budget, how large, and when to retry. */
 function limitReachedError(settings: Settings) {
   return (request: FastifyRequest, max: number, after: string, statusCode: number) => {
     const key = bucket(request);
     const who = key.startsWith('client:') ? 'this client' : key.startsWith('key:') ? 'this API key' : 'this address';
     const per = request.routeOptions.url === REGISTER_PATH ? 'hour' : `${settings.windowMs / 1000} s`;
-    const err = new Error(`Rate limit reached for ${who}: ${max} requests per ${per}. Retry in ${after}.`) as Error & {
-      statusCode: number;
-      code: string;
-    };
+    const err = new Error(`Rate limit reached for ${who}: ${max} requests per ${per}. Retry in ${after}.`) as Error &
+      LimitError;
     err.statusCode = statusCode;
     err.code = RATE_LIMITED;
+    err.anonymous = key.startsWith('ip:');
     return err;
   };
 }
@@ -187,35 +207,46 @@ function decorateCharges(
     timeWindow: HOUR_MS,
     keyGenerator: (request) => `reservations:${addressBucket(request)}`,
   });
-  const signInByAddress = app.createRateLimit({
-    max: settings.signInPerHour,
-    timeWindow: HOUR_MS,
-    keyGenerator: (request) => `sign-in:${addressBucket(request)}`,
-  });
-  const signInByEmail = app.createRateLimit({
-    max: settings.signInPerEmailPerHour,
-    timeWindow: HOUR_MS,
-    keyGenerator: (request) =>
-      `sign-in-email:${(request as FastifyRequest & { signInEmailKey?: string }).signInEmailKey}`,
-  });
-  app.decorate('chargeSignIn', async (request: FastifyRequest, email: string) => {
-    const byAddress = await signInByAddress(request);
-    if (!byAddress.isAllowed && byAddress.isExceeded)
-      return { allowed: false as const, retryAfterSeconds: byAddress.ttlInSeconds };
-    (request as FastifyRequest & { signInEmailKey?: string }).signInEmailKey = createHash('sha256')
-      .update(email)
-      .digest('base64url');
-    const byEmail = await signInByEmail(request);
-    if (!byEmail.isAllowed && byEmail.isExceeded)
-      return { allowed: false as const, retryAfterSeconds: byEmail.ttlInSeconds };
-    return { allowed: true as const };
-  });
+  app.decorate(
+    'chargeSignIn',
+    perAddressAndEmail(app, 'sign-in', settings.signInPerHour, settings.signInPerEmailPerHour),
+  );
+  app.decorate('chargeAlert', perAddressAndEmail(app, 'alert', settings.alertsPerHour, settings.alertsPerEmailPerHour));
   app.decorate('chargeReservation', async (request: FastifyRequest) => {
     const verdict = await reservationLimiter(request);
     return verdict.isAllowed || !verdict.isExceeded
       ? { allowed: true as const }
       : { allowed: false as const, retryAfterSeconds: verdict.ttlInSeconds };
   });
+}
+
+/**
+ * An hourly budget per address and one per email (counted by its hash, never stored in the
+ * counters), for what sends mail to an address someone typed: one address cannot flood mailboxes,
+ * nor many addresses one mailbox. `tier` keeps each budget's counters apart.
+ */
+function perAddressAndEmail(app: FastifyInstance, tier: string, perAddress: number, perEmail: number) {
+  const emailKeys = new WeakMap<FastifyRequest, string>();
+  const byAddress = app.createRateLimit({
+    max: perAddress,
+    timeWindow: HOUR_MS,
+    keyGenerator: (request) => `${tier}:${addressBucket(request)}`,
+  });
+  const byEmail = app.createRateLimit({
+    max: perEmail,
+    timeWindow: HOUR_MS,
+    keyGenerator: (request) => `${tier}-email:${emailKeys.get(request)}`,
+  });
+  return async (request: FastifyRequest, email: string) => {
+    const address = await byAddress(request);
+    if (!address.isAllowed && address.isExceeded)
+      return { allowed: false as const, retryAfterSeconds: address.ttlInSeconds };
+    emailKeys.set(request, createHash('sha256').update(email).digest('base64url'));
+    const mailbox = await byEmail(request);
+    if (!mailbox.isAllowed && mailbox.isExceeded)
+      return { allowed: false as const, retryAfterSeconds: mailbox.ttlInSeconds };
+    return { allowed: true as const };
+  };
 }
 
 /**
@@ -232,6 +263,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     app.decorate('chargeRateLimit', async () => {});
     app.decorate('chargeReservation', async () => ({ allowed: true as const }));
     app.decorate('chargeSignIn', async () => ({ allowed: true as const }));
+    app.decorate('chargeAlert', async () => ({ allowed: true as const }));
     return;
   }
 

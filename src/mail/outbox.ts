@@ -13,6 +13,9 @@ export const mailPayload = z.object({
   text: z.string(),
   // Small text files only (a calendar file is about 2 KB), stored as they are sent.
   attachments: z.array(z.object({ filename: z.string(), contentType: z.string(), content: z.string() })).optional(),
+  // Header lines a feature adds (List-Unsubscribe): names and values of printable ASCII only, so a
+  // value can never start another header.
+  headers: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9-]*$/), z.string().regex(/^[\x20-\x7e]*$/)).optional(),
 });
 
 /**
@@ -25,5 +28,6 @@ export const mailPayload = z.object({
 export async function queueMail(tx: Tx | Db, mail: Mail, options: { secret: boolean }): Promise<void> {
   const payload = { to: mail.to, subject: mail.subject, text: mail.text };
   const attachments = mail.attachments?.length ? { attachments: mail.attachments } : {};
-  await enqueue(tx, MAIL_JOB, { ...payload, ...attachments }, { secret: options.secret });
+  const headers = mail.headers ? { headers: mail.headers } : {};
+  await enqueue(tx, MAIL_JOB, { ...payload, ...attachments, ...headers }, { secret: options.secret });
 }

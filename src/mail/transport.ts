@@ -13,6 +13,8 @@ export interface Mail {
   subject: string;
   text: string;
   attachments?: MailAttachment[] | undefined;
+  /** Extra header lines, by name (an alert's List-Unsubscribe and List-Unsubscribe-Post, RFC 8058). */
+  headers?: Record<string, string> | undefined;
 }
 
 export interface Mailer {
@@ -45,7 +47,14 @@ export function smtpMailer(smtpUrl: string, from: string): Mailer {
         contentType: a.contentType,
         content: a.content,
       }));
-      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, attachments });
+      await transport.sendMail({
+        from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        attachments,
+        ...(mail.headers ? { headers: mail.headers } : {}),
+      });
     },
     close: () => transport.close(),
   };

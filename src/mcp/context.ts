@@ -8,8 +8,11 @@ export interface ToolContext {
   articles: ArticleLibrary;
   clock: Clock;
   platformName: string;
+  /** The service's public address: the icons' URLs. */
+  publicBaseUrl: string;
 }
 
+/** A read tool's hints; its title is the tool's own `title` (one title per tool). */
 export const READ_ONLY = {
   readOnlyHint: true,
   destructiveHint: false,
@@ -19,6 +22,9 @@ export const READ_ONLY = {
 
 export const BOOKING_NOTE =
   'Booking and payment are never done through this service: give the human user the bookingUrl, where they finalise the booking themselves.';
+
+/** The same rule in the tools' descriptions, which every host keeps in its model's context. */
+export const BOOKING_HINT = 'Never book or pay: give the user the bookingUrl.';
 
 /** A tool result carrying both the structured value and a readable text block. */
 export function result<T extends Record<string, unknown>>(structuredContent: T, text: string) {

@@ -9,6 +9,7 @@ import type { ToolContext } from './context.js';
 import type { answerCacheFor } from './fast-path.js';
 import { jsonRpcError, parseJson, sendResponse } from './json-rpc.js';
 import { checkBatch, checkParams } from './request-guards.js';
+import { withLegacyResourceNotFound } from './resource-not-found.js';
 import { createMcpServer } from './server.js';
 
 type AnswerCache = ReturnType<typeof answerCacheFor>;
@@ -100,7 +101,9 @@ export function mcpPostHandler({ ctx, modern, endpoint, answers }: PostHandlerDe
     });
     await server.connect(transport);
     try {
-      return await sendResponse(reply, await transport.handleRequest(webRequest, options), keep);
+      // An initialize-era revision says -32002 for an unknown resource (resource-not-found.ts).
+      const legacyCodes = (body: string) => withLegacyResourceNotFound(parsedBody, body);
+      return await sendResponse(reply, await transport.handleRequest(webRequest, options), keep, legacyCodes);
     } finally {
       void transport.close();
       void server.close();

@@ -12,11 +12,12 @@ export function jsonRpcError(
   code: number,
   message: string,
   id: string | number | null = null,
+  data?: Record<string, unknown>,
 ): FastifyReply {
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
-    .send({ jsonrpc: '2.0', error: { code, message }, id });
+    .send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id });
 }
 
 export function parseJson(text: string): unknown {
@@ -30,12 +31,13 @@ export function parseJson(text: string): unknown {
 /**
  * Sends the SDK's web Response. A JSON answer is complete: copy it in one piece, which costs far
  * less than Fastify piping a web stream. Anything else (the 2026 revision's subscription stream)
- * is streamed as it comes.
+ * is streamed as it comes. `rewrite` adjusts a JSON answer's text before it is sent (and kept).
  */
 export async function sendResponse(
   reply: FastifyReply,
   response: Response,
   keep?: (status: number, headers: [string, string][], body: string) => void,
+  rewrite?: (body: string) => string,
 ): Promise<FastifyReply> {
   const type = response.headers.get('content-type') ?? '';
   if (response.body === null || !type.startsWith('application/json')) return reply.send(response);
@@ -45,7 +47,8 @@ export async function sendResponse(
     if (name !== 'content-length') headers.push([name, value]);
   });
   for (const [name, value] of headers) reply.header(name, value);
-  const body = await response.text();
+  const text = await response.text();
+  const body = rewrite ? rewrite(text) : text;
   reply.send(body);
   // As sent: Fastify completes a JSON content type with its charset.
   keep?.(

@@ -1,10 +1,12 @@
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { registerBearerAuth } from '../auth/bearer.js';
-import { NOT_RATE_LIMITED, RATE_LIMITED } from '../http/rate-limit.js';
+import { type UpgradeHint, upgradeHint } from '../auth/upgrade-hint.js';
+import { isAnonymousLimit, NOT_RATE_LIMITED, RATE_LIMITED } from '../http/rate-limit.js';
 import type { ToolContext } from './context.js';
 import { answerCacheFor } from './fast-path.js';
 import { mcpPostHandler } from './handle-post.js';
+import { registerIcons } from './icons.js';
 import { jsonRpcError, MCP_BODY_LIMIT, MCP_PATH, TRANSPORT_ERROR } from './json-rpc.js';
 import { mcpCors, originGuard } from './origins.js';
 import { isInitializedNotification, requestIdOf } from './request-guards.js';
@@ -24,17 +26,25 @@ export function mcpErrorHandler(err: FastifyError, request: FastifyRequest, repl
 
 /**
  * Counted here rather than by the global hook, once the body is read: the handshake's
- * `notifications/initialized` costs nothing, and a 429 answers the request's own id.
+ * `notifications/initialized` costs nothing, and a 429 answers the request's own id. An anonymous
+ * client out of budget is pointed to the protected resource metadata, where the higher tier
+ * starts (auth/upgrade-hint.ts): in the challenge its SDK reads, and in the error's data.
  */
-async function chargeMcpRequest(request: FastifyRequest, reply: FastifyReply) {
-  const text = typeof request.body === 'string' ? request.body : '';
-  if (isInitializedNotification(text)) return;
-  try {
-    await request.server.chargeRateLimit(request, reply);
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== RATE_LIMITED) throw err;
-    return jsonRpcError(reply, 429, TRANSPORT_ERROR, (err as Error).message, requestIdOf(text));
-  }
+function chargeMcpRequest(hint: UpgradeHint) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const text = typeof request.body === 'string' ? request.body : '';
+    if (isInitializedNotification(text)) return;
+    try {
+      await request.server.chargeRateLimit(request, reply);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== RATE_LIMITED) throw err;
+      const message = (err as Error).message;
+      if (!isAnonymousLimit(err)) return jsonRpcError(reply, 429, TRANSPORT_ERROR, message, requestIdOf(text));
+      reply.header('www-authenticate', hint.mcpChallenge);
+      const data = { resource_metadata: hint.resourceMetadata, www_authenticate: hint.mcpChallenge };
+      return jsonRpcError(reply, 429, TRANSPORT_ERROR, message, requestIdOf(text), data);
+    }
+  };
 }
 
 const notAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
@@ -70,7 +80,8 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
     scope.addHook('onRequest', originGuard(app.config.mcpAllowedOrigins));
     registerBearerAuth(scope);
 
-    const postOptions = { config: { ...cors, ...NOT_RATE_LIMITED }, preHandler: chargeMcpRequest };
+    const hint = upgradeHint(app.config.publicBaseUrl);
+    const postOptions = { config: { ...cors, ...NOT_RATE_LIMITED }, preHandler: chargeMcpRequest(hint) };
     scope.post(MCP_PATH, postOptions, mcpPostHandler({ ctx, modern, endpoint, answers }));
     // Older clients probe with GET for a server-to-client stream; the probe costs nothing.
     scope.get(MCP_PATH, { config: { ...cors, ...NOT_RATE_LIMITED } }, notAllowed);
@@ -79,4 +90,5 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
     scope.route({ method: ['DELETE', 'PUT', 'PATCH'], url: MCP_PATH, config: charged, handler: notAllowed });
   });
   registerServerCard(app);
+  registerIcons(app);
 }

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { SERVICE_VERSION } from '../core/version.js';
 import type { ToolContext } from './context.js';
+import { iconsOf } from './icons.js';
 import { registerPrompts } from './prompts.js';
 import { ARTICLE_CACHE, LIVE_CACHE, registerResources } from './resources.js';
 import { registerArticleTools } from './tools/articles.js';
@@ -36,7 +37,13 @@ const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-r
  */
 export function createMcpServer(ctx: ToolContext): McpServer {
   const server = new McpServer(
-    { name: MCP_SERVER_NAME, title: `${ctx.platformName} — MCP`, version: SERVICE_VERSION },
+    {
+      name: MCP_SERVER_NAME,
+      title: `${ctx.platformName} — MCP`,
+      version: SERVICE_VERSION,
+      websiteUrl: ctx.publicBaseUrl,
+      icons: iconsOf(ctx.publicBaseUrl, 'server'),
+    },
     {
       // The lists never change while the service runs.
       capabilities: {

@@ -1,6 +1,7 @@
 import type { User } from '../accounts/users.js';
 import { PersonAgentsLink } from '../agent-claims/person-agents-page.js';
 import { whatToBring } from '../reservations/bring.js';
+import { CANCELLATION_TERMS_TITLE, CancellationTerms } from '../reservations/cancellation-terms.js';
 import { displayPhone } from '../reservations/phone.js';
 import type { PersonReservation } from '../reservations/repository.js';
 import { frenchDate, frenchTime, zoneNote } from '../web/format.js';
@@ -79,6 +80,12 @@ function ReservationCard({ item, formToken }: { item: ListedReservation; formTok
           </ul>
         </>
       ) : null}
+      {r.status !== 'cancelled' ? (
+        <>
+          <h4 id={`${headingId}-conditions`}>{CANCELLATION_TERMS_TITLE}</h4>
+          <CancellationTerms terms={c.cancellationTerms} />
+        </>
+      ) : null}
       {item.cancellable ? (
         item.changeable ? (
           <p>
@@ -128,6 +135,11 @@ export function PeoplePage(props: PeoplePageProps) {
           {props.notice}
         </p>
       ) : null}
+      <p>
+        <a href="/mon-espace/donnees">Mes données</a> : les voir, les télécharger ou les supprimer
+        <br />
+        <a href="/mon-espace/alertes">Mes alertes « Prévenez-moi »</a>
+      </p>
       <PersonAgentsLink />
       {user.memberships.length > 0 ? (
         <p>

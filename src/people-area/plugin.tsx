@@ -10,8 +10,10 @@ import { ErrorPage } from '../web/error-page.js';
 import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
+import { peopleAlertRoutes } from './alerts.js';
 import { changeRoutes } from './change.js';
 import { changeAllowed } from './change-rule.js';
+import { registerPeopleData } from './data.js';
 import { PeoplePage } from './page.js';
 
 // A form of one hidden field.
@@ -124,5 +126,7 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
 
     changeRoutes(app, scope);
     personAgentsRoutes(app, scope); // /mon-espace/agents: the agents the person authorised, and withdrawing one
+    peopleAlertRoutes(scope, app); // /mon-espace/alertes
   });
+  await registerPeopleData(app);
 }

@@ -39,7 +39,11 @@ export async function queueBookedMails(
     reference: reservation.reference,
     entry,
     person: booked.person,
-    centre: { name: centre?.name ?? entry.view.centre.name, phone: centre?.phone ?? null },
+    centre: {
+      name: centre?.name ?? entry.view.centre.name,
+      phone: centre?.phone ?? null,
+      cancellationTerms: centre?.cancellationTerms ?? null,
+    },
     privateUrl: `${context.site.baseUrl}${privatePath(booked.token)}`,
     paymentNote: context.paymentNote,
     platformName: context.site.name,

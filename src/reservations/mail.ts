@@ -3,6 +3,7 @@ import { formatPrice } from '../catalogue/price.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
 import type { Mail } from '../mail/transport.js';
 import { frenchDate, hours } from '../web/format.js';
+import { CANCELLATION_TERMS_TITLE, cancellationTermsText } from './cancellation-terms.js';
 import { REASONS, type Reason } from './form.js';
 import { displayPhone } from './phone.js';
 
@@ -10,7 +11,7 @@ export interface BookedMailFacts {
   reference: string;
   entry: SessionEntry;
   person: { firstName: string; lastName: string; email: string; phone: string; reason: Reason };
-  centre: { name: string; phone: string | null };
+  centre: { name: string; phone: string | null; cancellationTerms: string | null };
   privateUrl: string;
   paymentNote: string;
   platformName: string;
@@ -57,6 +58,9 @@ export function confirmationMail(f: BookedMailFacts): Mail {
       ...sessionLines(f),
       '',
       f.paymentNote,
+      '',
+      `${CANCELLATION_TERMS_TITLE} :`,
+      cancellationTermsText(f.centre.cancellationTerms),
       '',
       `Le centre : ${f.centre.name}${f.centre.phone ? `, ${f.centre.phone}` : ''}`,
       '',

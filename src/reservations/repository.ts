@@ -14,6 +14,7 @@ export * from './repository/course-of.js';
 export * from './repository/links.js';
 export * from './repository/list.js';
 export * from './repository/paid.js';
+export * from './repository/personal-data.js';
 export * from './repository/purge.js';
 export * from './repository/rows.js';
 export * from './repository/status.js';

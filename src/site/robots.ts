@@ -16,6 +16,7 @@ export const PRIVATE_PATHS = [
   '/espace-centre',
   '/administration',
   '/api/admin/',
+  '/alertes/',
 ] as const;
 
 /** Assistants fetching a page for a person, and AI search engines: welcome, under the common rules. */

@@ -93,6 +93,28 @@ describe('GET /api/stages/events', () => {
     await stream.close();
   });
 
+  it("gives a fresh stream's first event an id, so that a client ended before any change resumes from it", async () => {
+    const version = t.app.catalogue.snapshot.version;
+    const stream = await openStream(`${base}/api/stages/events`);
+    await stream.until((e) => e.some((x) => x.id !== undefined));
+    const first = stream.events.find((x) => x.id !== undefined);
+    // With data: EventSource clients on eventsource-parser (npm eventsource) keep no id of an event without.
+    expect(first).toMatchObject({ event: 'ready', id: String(version) });
+    expect(JSON.parse(first?.data as string)).toEqual({ version });
+    expect(stream.sessions()).toEqual([]);
+    await stream.close();
+
+    await places(SESSIONS.lyonMar5.id, 1);
+    const resumed = await openStream(`${base}/api/stages/events`, {
+      headers: { 'last-event-id': first?.id as string },
+    });
+    await resumed.until(() => resumed.sessions().length >= 1);
+    expect(resumed.sessions()).toEqual([
+      expect.objectContaining({ id: SESSIONS.lyonMar5.id, spotsAvailable: 3, lastId: String(version + 1) }),
+    ]);
+    await resumed.close();
+  });
+
   it('refuses a bad Last-Event-ID, and a 4th stream from one address', async () => {
     const bad = await fetch(`${base}/api/stages/events`, { headers: { 'last-event-id': 'yesterday' } });
     expect(bad.status).toBe(400);

@@ -208,4 +208,27 @@ describe('the centre’s details page', () => {
     expect(res.body).toContain('Ce formulaire est incomplet');
     expect((await stored()).phone).toBe(before.phone);
   });
+
+  it('saves the cancellation terms the owner writes, line breaks kept; too long is refused in French, nothing saved', async () => {
+    const owner = await signIn(t.app, OWNER);
+    const page = (await owner.get(lyonPage)).body;
+    expect(page).toContain('<textarea id="cancellationTerms" name="cancellationTerms"');
+    const terms = 'Annulation gratuite jusqu’à 7 jours avant.\r\nEnsuite, l’acompte de 50 € est gardé.';
+    const saved = await save(owner, { cancellationTerms: terms });
+    expect(saved.statusCode).toBe(303);
+    expect((await stored()).cancellationTerms).toBe(terms.replace('\r\n', '\n'));
+    const again = (await owner.get(lyonPage)).body;
+    expect(again).toMatch(
+      /<textarea[^>]*>Annulation gratuite jusqu’à 7 jours avant.\nEnsuite, l’acompte de 50 € est gardé.<\/textarea>/,
+    );
+    // Shown next to the booking form at once.
+    expect((await t.app.inject(`/stages/${SESSIONS.lyonMar5.id}`)).body).toContain(
+      'Annulation gratuite jusqu’à 7 jours avant.<br/>Ensuite',
+    );
+    const refused = await save(owner, { cancellationTerms: 'x'.repeat(2001) });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('Écrivez vos conditions en 2000 caractères au plus');
+    expect(refused.body).toContain('aria-invalid="true"');
+    expect((await stored()).cancellationTerms).toBe(terms.replace('\r\n', '\n'));
+  });
 });

@@ -79,6 +79,13 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(op.responses).sort()).toEqual(['200', '503']);
   });
 
+  it('declares the change stream as text/event-stream, the media type it is served with', () => {
+    const op = doc.paths['/api/stages/events'].get;
+    expect(Object.keys(op.responses['200'].content)).toEqual(['text/event-stream']);
+    // Its refusals are problems, as everywhere.
+    expect(Object.keys(op.responses['429'].content)).toEqual(['application/problem+json']);
+  });
+
   it('describes the real responses: a session list, a problem and a health report validate against it', async () => {
     const stagesOp = doc.paths['/api/stages'].get;
     const listSchema = stagesOp.responses['200'].content['application/json'].schema;

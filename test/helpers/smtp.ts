@@ -10,6 +10,8 @@ export interface ReceivedMail {
   contentType: string | undefined;
   /** The files attached, their content decoded as UTF-8 text. */
   attachments: { filename: string | undefined; contentType: string; content: string }[];
+  /** Every header as received, by lower-cased name (the last one of a name), unfolded. */
+  headers: Record<string, string>;
 }
 
 export interface TestSmtpServer {
@@ -42,6 +44,15 @@ export async function startSmtpServer(port = 0): Promise<TestSmtpServer> {
               contentType: a.contentType,
               content: a.content.toString('utf8'),
             })),
+            headers: Object.fromEntries(
+              mail.headerLines.map((h) => [
+                h.key,
+                h.line
+                  .slice(h.line.indexOf(':') + 1)
+                  .replace(/\r?\n[ \t]+/g, ' ')
+                  .trim(),
+              ]),
+            ),
           });
           callback();
         },

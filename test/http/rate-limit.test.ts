@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/connect.js';
-import { buildTestApp, type TestApp, testConfig } from '../helpers/app.js';
+import { BASE_URL, buildTestApp, type TestApp, testConfig } from '../helpers/app.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../helpers/database.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -134,6 +134,50 @@ describe('rate limits', () => {
     });
     expect(notJson.statusCode).toBe(429);
     expect(notJson.json()).toMatchObject({ id: null });
+  });
+
+  it('points an anonymous MCP client out of budget to the higher tier: a challenge without error, the same in data; never a 401', async () => {
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '1', RATE_LIMIT_AUTHENTICATED: '1' });
+    const first = await mcp(t.app);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['www-authenticate']).toBeUndefined();
+    const refused = await mcp(t.app);
+    expect(refused.statusCode).toBe(429);
+    const metadata = `${BASE_URL}/.well-known/oauth-protected-resource/api/mcp`;
+    const challenge = `Bearer resource_metadata="${metadata}"`;
+    expect(refused.headers['www-authenticate']).toBe(challenge);
+    expect(refused.json()).toMatchObject({
+      id: 1,
+      error: { code: -32000, data: { resource_metadata: metadata, www_authenticate: challenge } },
+    });
+    // The metadata it names is the one the service publishes, naming the authorization server.
+    const doc = await t.app.inject(new URL(metadata).pathname);
+    expect(doc.statusCode).toBe(200);
+    expect(doc.json()).toMatchObject({ resource: `${BASE_URL}/api/mcp`, authorization_servers: [BASE_URL] });
+
+    // A client already on the higher tier is told nothing of the kind.
+    const bearer = { authorization: `Bearer ${await token(t.app, 'agent')}` };
+    expect((await mcp(t.app, bearer, '198.51.100.8')).statusCode).toBe(200);
+    const spent = await mcp(t.app, bearer, '198.51.100.8');
+    expect(spent.statusCode).toBe(429);
+    expect(spent.headers['www-authenticate']).toBeUndefined();
+    expect(spent.json().error.data).toBeUndefined();
+  });
+
+  it('names the higher tier in an anonymous REST 429: a sentence and a link', async () => {
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '1' });
+    expect((await stages(t.app)).statusCode).toBe(200);
+    const refused = await stages(t.app);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['www-authenticate']).toBeUndefined();
+    const { higherTier } = refused.json();
+    expect(higherTier.detail).toMatch(/Registered clients get a higher one/);
+    expect(higherTier.detail).toContain(`${BASE_URL}/api/mcp`);
+    expect(higherTier.detail).toMatch(/client_credentials/);
+    expect(higherTier.href).toBe(`${BASE_URL}/llms.txt`);
+    const doc = await t.app.inject('/llms.txt');
+    expect(doc.statusCode).toBe(200);
+    expect(doc.body).toMatch(/Authorization: Bearer/);
   });
 
   it('does not charge the handshake notification nor the GET probe of older clients', async () => {

@@ -251,3 +251,53 @@ describe('caching hints on the wire (2026-07-28)', () => {
     expect(res.json.result).toMatchObject({ ttlMs, cacheScope: 'public' });
   });
 });
+
+describe('an unknown resource, on the wire: the code its revision names', () => {
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const unknown = [
+    'stages://sessions/00000000-0000-4000-8000-000000000000',
+    'stages://centres/nowhere',
+    'stages://articles/nope',
+    'elsewhere://nothing',
+  ];
+
+  it.each(unknown)('-32602 with data.uri in 2026-07-28 (SEP-2164) for %s', async (uri) => {
+    const res = await rawPost(
+      server.endpoint,
+      JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri, _meta: envelope } }),
+      {
+        'content-type': 'application/json',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'resources/read',
+        'mcp-name': uri,
+      },
+    );
+    expect(res.json).toMatchObject({ id: 9, error: { code: -32602, data: { uri } } });
+  });
+
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'].flatMap((version) => unknown.map((uri) => [version, uri])))(
+    '-32002 with data.uri in %s (its resources page: "Resource not found: -32002") for %s',
+    async (version, uri) => {
+      const res = await rawPost(
+        server.endpoint,
+        JSON.stringify({ jsonrpc: '2.0', id: 'r', method: 'resources/read', params: { uri } }),
+        { 'content-type': 'application/json', 'mcp-protocol-version': version as string },
+      );
+      expect(res.json).toMatchObject({ id: 'r', error: { code: -32002, data: { uri } } });
+      expect(res.json.error.message).toBeTruthy();
+    },
+  );
+
+  it('leaves every other invalid-params answer of that era alone', async () => {
+    const res = await rawPost(
+      server.endpoint,
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'book_session', arguments: {} } }),
+      { 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' },
+    );
+    expect(res.json.error.code).toBe(-32602);
+  });
+});

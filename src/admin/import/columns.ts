@@ -16,6 +16,7 @@ export const RECORD_FIELDS = {
     'email',
     'phone',
     'approvedOn',
+    'cancellationTerms',
   ],
   session: [
     'centreId',

@@ -29,6 +29,7 @@ export function centreView(row: CentreRow): AdminCentre {
     phone: row.phone,
     approvedOn: row.approvedOn,
     approvalExpiresOn: row.approvedOn ? approvalExpiresOn(row.approvedOn) : null,
+    cancellationTerms: row.cancellationTerms,
     suspended: row.suspendedAt !== null,
     suspendedAt: row.suspendedAt?.toISOString() ?? null,
     suspensionReason: row.suspensionReason,
@@ -70,6 +71,8 @@ export function centreValues(input: CentreInput) {
     phone: input.phone ?? null,
     // Omitted: the stored date stays (an import or a PUT that does not know it keeps it).
     ...(input.approvedOn === undefined ? {} : { approvedOn: input.approvedOn }),
+    // The same for the terms: a write that does not name them (an older import, a form without them) keeps them.
+    ...(input.cancellationTerms === undefined ? {} : { cancellationTerms: input.cancellationTerms }),
   };
 }
 

@@ -22,6 +22,8 @@ export interface CentreRecord {
   phone?: string | null;
   /** The prefectoral approval's day (YYYY-MM-DD); the centre leaves public answers 5 years on. */
   approvedOn?: string | null;
+  /** The centre's cancellation terms, shown next to the booking form; never in a public answer. */
+  cancellationTerms?: string | null;
 }
 
 /** A session's status column as stored (not what a reader sees: that is session-status.ts's SessionStatus). */

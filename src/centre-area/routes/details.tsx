@@ -3,7 +3,7 @@ import type { Membership } from '../../accounts/users.js';
 import { getCentre, putCentre } from '../../admin/repository/centres.js';
 import { etagOf } from '../../admin/repository/etag.js';
 import type { AdminCentre } from '../../admin/response-schemas.js';
-import { CentreInputSchema } from '../../admin/schemas.js';
+import { CANCELLATION_TERMS_MAX, CentreInputSchema } from '../../admin/schemas.js';
 import { WriteRefused } from '../../db/write-refused.js';
 import { userActor } from '../../history/actor.js';
 import type { FieldError } from '../../web/field.js';
@@ -21,7 +21,7 @@ import {
 } from '../details-page.js';
 
 /** The fields the owner writes; the others (slug, name, department, approval number) stay the operator's. */
-const EDITABLE = ['address', 'postalCode', 'city', 'lat', 'lng', 'email', 'phone'] as const;
+const EDITABLE = ['address', 'postalCode', 'city', 'lat', 'lng', 'email', 'phone', 'cancellationTerms'] as const;
 
 const MESSAGES: Record<(typeof EDITABLE)[number], string> = {
   address: 'Saisissez le numéro et la rue, sur une ligne (300 caractères au plus).',
@@ -31,6 +31,7 @@ const MESSAGES: Record<(typeof EDITABLE)[number], string> = {
   lng: 'Saisissez la longitude en degrés décimaux, par exemple 4,8320.',
   email: 'Saisissez une adresse e-mail complète, par exemple contact@centre.fr, ou laissez vide.',
   phone: 'Saisissez un numéro de téléphone, par exemple 04 72 00 00 00, ou laissez vide.',
+  cancellationTerms: `Écrivez vos conditions en ${CANCELLATION_TERMS_MAX} caractères au plus (retours à la ligne permis), ou laissez vide.`,
 };
 
 const STALE =
@@ -52,6 +53,7 @@ function typed(form: Record<string, unknown>): DetailsValues {
     lng: field('lng'),
     email: field('email').trim(),
     phone: field('phone').trim(),
+    cancellationTerms: field('cancellationTerms'),
   };
 }
 
@@ -69,6 +71,7 @@ function validate(centre: AdminCentre, values: DetailsValues) {
     lng: decimal(values.lng),
     email: values.email,
     phone: values.phone,
+    cancellationTerms: values.cancellationTerms,
   });
   if (parsed.success) return { ok: true as const, input: parsed.data };
   const errors: FieldError[] = [];
@@ -87,7 +90,7 @@ function validate(centre: AdminCentre, values: DetailsValues) {
 }
 
 /**
- * The centre's details, its owner's alone (access.tsx): contact email and phone, address. Saved
+ * The centre's details, its owner's alone (access.tsx): contact email and phone, address, cancellation terms. Saved
  * through the admin API's centre write (putCentre, the same schema and checks as PUT
  * /api/admin/centres/{id}), conditional on the version the form was read from, recorded in the
  * history as the user's, and served by the catalogue at once.

@@ -4,15 +4,14 @@ import { ARTICLE_TOPICS, ArticleSchema, ArticleSummarySchema } from '../../artic
 import { argumentsObject, choiceField, countField, optionalTextField, textField } from '../../catalogue/fields.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { READ_ONLY, result, type ToolContext, toolError } from '../context.js';
+import { iconsOf } from '../icons.js';
 
 const ARTICLES_MAX = 50;
 
 const ListInput = argumentsObject({
   topic: choiceField('topic', ARTICLE_TOPICS).describe('Only articles on this topic.'),
-  query: optionalTextField('query', 200).describe(
-    'Words that must all appear in the article (French; case and accents ignored), e.g. "48N" or "permis probatoire".',
-  ),
-  limit: countField('limit', ARTICLES_MAX, 20).describe(`Maximum number of articles, 1 to ${ARTICLES_MAX}.`),
+  query: optionalTextField('query', 200).describe('Words that must all appear (French), e.g. "48N".'),
+  limit: countField('limit', ARTICLES_MAX, 20).describe('Articles to list.'),
 });
 
 const ListOutput = z.object({
@@ -21,21 +20,20 @@ const ListOutput = z.object({
 });
 
 const GetInput = argumentsObject({
-  slug: textField('slug', 200, 'an article slug, as given by list_articles').describe(
-    'The article slug, from list_articles.',
-  ),
+  slug: textField('slug', 200, 'an article slug, as given by list_articles').describe('Slug, from list_articles.'),
 });
 
 export function registerArticleTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'list_articles',
     {
-      title: 'List guidance articles',
+      title: 'List articles',
+      icons: iconsOf(ctx.publicBaseUrl, 'article'),
       description:
-        'List the service’s articles (in French) about points-recovery courses: how a course works, who may take one and how often, the probationary licence and the 48N letter, the two days, when points are credited, prices, cancellation, checking one’s points balance, choosing an approved centre, overseas departments, court-ordered courses, and an FAQ. Filter by topic or words. Returns slug, title, summary, topic, tags and revision date; read one with get_article. Use these to answer questions about the rules rather than guessing.',
+        'Articles (French) on the rules: who may take a course and how often, probationary licence, 48N letter, when points are credited, prices, cancellation. Filter by topic or words. Use them rather than guessing.',
       inputSchema: cachedJsonSchema(ListInput),
       outputSchema: cachedJsonSchema(ListOutput),
-      annotations: { title: 'List articles', ...READ_ONLY },
+      annotations: READ_ONLY,
     },
     async ({ topic, query, limit }) => {
       const articles = ctx.articles.list({ topic, query, limit });
@@ -50,12 +48,13 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
   server.registerTool(
     'get_article',
     {
-      title: 'Read a guidance article',
+      title: 'Get an article',
+      icons: iconsOf(ctx.publicBaseUrl, 'article'),
       description:
-        'Read one article (in French) by its slug: title, summary, full Markdown body, revision date and the legal texts it rests on (Code de la route articles, arrêtés). Get slugs from list_articles. Quote or summarise it for the user, citing its sources.',
+        'One article (in French) by slug, from list_articles: Markdown body, revision date and legal sources. Cite its sources.',
       inputSchema: cachedJsonSchema(GetInput),
       outputSchema: cachedJsonSchema(ArticleSchema),
-      annotations: { title: 'Get an article', ...READ_ONLY },
+      annotations: READ_ONLY,
     },
     async ({ slug }) => {
       const article = ctx.articles.get(slug.toLowerCase());

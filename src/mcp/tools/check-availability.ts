@@ -7,12 +7,13 @@ import {
 } from '../../catalogue/availability.js';
 import { argumentsObject } from '../../catalogue/fields.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
-import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
+import { BOOKING_HINT, BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
+import { iconsOf } from '../icons.js';
 
 const Input = argumentsObject({
   sessionId: z
     .uuid({ error: 'sessionId must be a session id (a UUID), as given by search_stages' })
-    .describe('The id of a session, as returned by search_stages or get_centre.'),
+    .describe('Session id, from search_stages or get_centre.'),
 });
 
 /** The readable text of a session's availability: what check_availability and stages://sessions/{id} give. */
@@ -25,11 +26,12 @@ export function registerCheckAvailability(server: McpServer, ctx: ToolContext): 
   server.registerTool(
     'check_availability',
     {
-      title: 'Check a session’s places and price now',
-      description: `Check, right now, whether one course session can still be booked: current remaining places, effective price, status (available, full, past or cancelled), its course identification number and the centre. Use it just before sending a user to book, since places change in real time. Takes the session id from search_stages or get_centre. Same answer as GET /api/stages/{id}. ${BOOKING_NOTE}`,
+      title: 'Check availability',
+      icons: iconsOf(ctx.publicBaseUrl, 'check'),
+      description: `Whether one session can be booked right now: places left, price, status (available, full, past, cancelled), course number and centre. Call it just before sending the user to book: places change. ${BOOKING_HINT}`,
       inputSchema: cachedJsonSchema(Input),
-      outputSchema: cachedJsonSchema(SessionAvailabilitySchema),
-      annotations: { title: 'Check availability', ...READ_ONLY },
+      outputSchema: cachedJsonSchema(SessionAvailabilitySchema, { opaque: ['centre'] }),
+      annotations: READ_ONLY,
     },
     async ({ sessionId }) => {
       const out = sessionAvailability(ctx.catalogue.snapshot, sessionId, ctx.clock.now());

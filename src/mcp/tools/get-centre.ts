@@ -5,8 +5,9 @@ import type { SessionEntry } from '../../catalogue/read-model.js';
 import { CentreSchema, StageSessionSchema } from '../../catalogue/schemas.js';
 import { firstUpcoming } from '../../catalogue/session-status.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
-import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
+import { BOOKING_HINT, BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { sessionLine } from '../format.js';
+import { iconsOf } from '../icons.js';
 
 export const CENTRE_SESSIONS_MAX = 50;
 /** How many sessions get_centre lists when not told. */
@@ -14,12 +15,10 @@ export const CENTRE_SESSIONS_DEFAULT = 10;
 
 const Input = argumentsObject({
   idOrSlug: textField('idOrSlug', 200, 'a centre id (UUID) or slug').describe(
-    'The centre id (UUID) or slug, as found in a session’s centre object.',
+    'Centre id or slug, from a session’s centre.',
   ),
-  limit: countField('limit', CENTRE_SESSIONS_MAX, CENTRE_SESSIONS_DEFAULT).describe(
-    `Maximum number of upcoming sessions to list, 1 to ${CENTRE_SESSIONS_MAX}.`,
-  ),
-  includeUnavailable: flagField('includeUnavailable').describe('When true, full sessions are listed as well.'),
+  limit: countField('limit', CENTRE_SESSIONS_MAX, CENTRE_SESSIONS_DEFAULT).describe('Sessions to list.'),
+  includeUnavailable: flagField('includeUnavailable').describe('Also list full sessions.'),
 });
 
 const CentreSessionSchema = StageSessionSchema.omit({ centre: true });
@@ -64,11 +63,12 @@ export function registerGetCentre(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'get_centre',
     {
-      title: 'Get a centre and its upcoming sessions',
-      description: `Get one prefecture-approved centre by id or slug: name, address, department, region, coordinates, prefectural approval number and page URL, with its upcoming sessions (places left by default). Use it when the user asks about a specific centre or wants other dates at the same place. ${BOOKING_NOTE}`,
+      title: 'Get a centre',
+      icons: iconsOf(ctx.publicBaseUrl, 'centre'),
+      description: `One approved centre by id or slug (address, department, approval number, page) with its upcoming sessions, those with places left unless includeUnavailable: for other dates at the same place. ${BOOKING_HINT}`,
       inputSchema: cachedJsonSchema(Input),
-      outputSchema: cachedJsonSchema(Output),
-      annotations: { title: 'Get a centre', ...READ_ONLY },
+      outputSchema: cachedJsonSchema(Output, { opaque: ['sessions'] }),
+      annotations: READ_ONLY,
     },
     async ({ idOrSlug, limit, includeUnavailable }) => {
       const found = centreDetails(ctx, idOrSlug, limit, includeUnavailable);

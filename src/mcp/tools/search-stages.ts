@@ -1,19 +1,22 @@
 import type { McpServer } from '@modelcontextprotocol/server';
+import { SEARCHABLE_CHARACTER_LITERAL } from '../../catalogue/fields.js';
 import { SearchQuerySchema, type StageList, StageListSchema } from '../../catalogue/schemas.js';
 import { SearchArgumentError, type SearchResult, searchStages } from '../../catalogue/search.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
-import { BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
+import { BOOKING_HINT, BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { sessionLine } from '../format.js';
+import { iconsOf } from '../icons.js';
 
 export function registerSearchStages(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'search_stages',
     {
-      title: 'Search points-recovery course sessions',
-      description: `Find upcoming two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use it when someone wants a course near a place (near: a town, postal code or lat,lng, within radiusKm, default 30 km; or city, department code, region), within dates or a budget, on given weekdays (days: "saturday"/"samedi"). Order with sort: date (default: date, start time, price), price (cheapest first) or distance (nearest first, with near). Returns total (all matches) and, when more remain, nextCursor: pass it as cursor with the same arguments for the next page. Each session has its price in euros, remaining places, distanceKm (with near), the centre (name, address, approval number) and a bookingUrl. By default only sessions with places left are returned; set includeUnavailable to also see full ones. All filters are optional and combine. Same data and rules as GET /api/stages. ${BOOKING_NOTE}`,
-      inputSchema: cachedJsonSchema(SearchQuerySchema),
-      outputSchema: cachedJsonSchema(StageListSchema),
-      annotations: { title: 'Search course sessions', ...READ_ONLY },
+      title: 'Search course sessions',
+      icons: iconsOf(ctx.publicBaseUrl, 'search'),
+      description: `Find two-day points-recovery courses ("stages de récupération de points") in France with places left, by place, dates, price or weekday. ${BOOKING_HINT}`,
+      inputSchema: cachedJsonSchema(SearchQuerySchema, { names: { place: SEARCHABLE_CHARACTER_LITERAL } }),
+      outputSchema: cachedJsonSchema(StageListSchema, { opaque: ['data'] }),
+      annotations: READ_ONLY,
     },
     async (args) => {
       const snapshot = ctx.catalogue.snapshot;

@@ -1,6 +1,7 @@
 import { formatPrice } from '../../catalogue/price.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { described, Field, FieldMessage, type FieldProps } from '../../web/field.js';
+import { CANCELLATION_TERMS_TITLE, CancellationTerms } from '../cancellation-terms.js';
 import { type FieldName, type FormState, REASONS } from '../form.js';
 
 /** The reservation form as a page shows it: the token, and after a refusal what was typed and why. */
@@ -136,6 +137,8 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
         Une place pour vous, au centre <strong>{s.centre.name}</strong>, au prix de {formatPrice(s.priceEuros)}. Le
         paiement se fait auprès du centre ; la place est retenue dès l’envoi du formulaire.
       </p>
+      <h3 id="conditions">{CANCELLATION_TERMS_TITLE}</h3>
+      <CancellationTerms terms={entry.centre.record.cancellationTerms} />
       {/* The fragment brings a refused form's page back to the form and its errors, not to the top. */}
       <form class="booking" method="post" action={`${reservationPath(s.id)}#reserver`} novalidate>
         <input type="hidden" name="formToken" value={formToken} />
@@ -169,8 +172,9 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
         <Consent state={state} />
         <p class="hint" id="donnees">
           Vos nom, e-mail, téléphone et motif servent à cette réservation seulement : ils sont transmis au centre{' '}
-          {s.centre.name}, qui organise le stage, et à personne d’autre ; ils sont effacés après le stage. Vous pouvez y
-          accéder, les corriger ou les faire effacer en écrivant au centre, et adresser une réclamation à la CNIL.
+          {s.centre.name}, qui organise le stage, et à personne d’autre ; ils sont effacés après le stage. Vous pouvez
+          les consulter, les télécharger ou les effacer depuis votre espace (« Mes données »), les faire corriger en
+          écrivant au centre, et adresser une réclamation à la CNIL.
         </p>
         {/* Left empty by people (it is out of sight and out of the tab order); filled by form robots. */}
         <div class="hp" aria-hidden="true">

@@ -2,6 +2,7 @@ import type { SessionEntry } from '../../catalogue/read-model.js';
 import { sessionPath } from '../../web/components.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
 import { CentreSection, SessionFacts } from '../../web/session-facts.js';
+import { CANCELLATION_TERMS_TITLE, CancellationTerms } from '../cancellation-terms.js';
 import type { ReservationView } from '../reservation-view.js';
 
 export interface ReservationPageProps {
@@ -9,7 +10,7 @@ export interface ReservationPageProps {
   reservation: ReservationView;
   /** The session as the catalogue has it now (absent if it was removed since). */
   entry: SessionEntry | undefined;
-  centre: { name: string; phone: string | null } | undefined;
+  centre: { name: string; phone: string | null; cancellationTerms: string | null } | undefined;
   paymentNote: string;
   mailEnabled: boolean;
   /** This page's own address (the private link). */
@@ -155,6 +156,13 @@ export function ReservationPage(props: ReservationPageProps) {
         <section aria-labelledby="paiement">
           <h2 id="paiement">Paiement</h2>
           <p>{props.paymentNote}</p>
+        </section>
+      ) : null}
+
+      {r.status !== 'cancelled' ? (
+        <section aria-labelledby="conditions">
+          <h2 id="conditions">{CANCELLATION_TERMS_TITLE}</h2>
+          <CancellationTerms terms={props.centre?.cancellationTerms} />
         </section>
       ) : null}
 

@@ -14,7 +14,15 @@ export interface PersonReservation {
   reason: string;
   cancelledBy: string | null;
   session: { id: string; day1: string; day2: string; startTime: string; endTime: string; cancelled: boolean };
-  centre: { name: string; address: string; postalCode: string; city: string; phone: string | null; timeZone: string };
+  centre: {
+    name: string;
+    address: string;
+    postalCode: string;
+    city: string;
+    phone: string | null;
+    timeZone: string;
+    cancellationTerms: string | null;
+  };
 }
 
 /**
@@ -41,6 +49,7 @@ export async function reservationsForEmail(db: Db, email: string): Promise<Perso
       city: centres.city,
       phone: centres.phone,
       deptCode: centres.deptCode,
+      cancellationTerms: centres.cancellationTerms,
     })
     .from(reservations)
     .innerJoin(stageSessions, eq(stageSessions.id, reservations.sessionId))
@@ -68,6 +77,7 @@ export async function reservationsForEmail(db: Db, email: string): Promise<Perso
       city: r.city,
       phone: r.phone,
       timeZone: OVERSEAS_TIME_ZONES[r.deptCode] ?? METROPOLITAN_TIME_ZONE,
+      cancellationTerms: r.cancellationTerms,
     },
   }));
 }

@@ -68,6 +68,7 @@ export async function purgePersonalData(
         createdAt: sql`date_trunc('day', ${reservations.createdAt})`,
         confirmedAt: sql`date_trunc('day', ${reservations.confirmedAt})`,
         cancelledAt: sql`date_trunc('day', ${reservations.cancelledAt})`,
+        changedAt: sql`date_trunc('day', ${reservations.changedAt})`,
         purgedAt: sql`date_trunc('day', now())`,
         updatedAt: sql`date_trunc('day', now())`,
       })

@@ -1,3 +1,4 @@
+import { AlertForm } from '../../alerts/pages.js';
 import { canonicalDeptCode } from '../../catalogue/geography.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { Pager, SessionList } from '../../web/components.js';
@@ -13,6 +14,8 @@ export interface HomeProps {
   hasNext: boolean;
   /** The same search on GET /api/stages. */
   apiHref: string;
+  /** "Prévenez-moi des nouvelles sessions" under a search's results (a place searched, mail sent). */
+  alert?: { formToken: string; fields: Record<string, string> } | undefined;
 }
 
 /**
@@ -149,6 +152,9 @@ export function HomePage(props: HomeProps) {
           )}
           <Pager page={search.page} hasNext={props.hasNext} href={(p) => searchHref(search.values, p)} />
         </section>
+      )}
+      {hasErrors || !props.alert ? null : (
+        <AlertForm formToken={props.alert.formToken} fields={props.alert.fields} heading="h2" />
       )}
       <section aria-labelledby="departements">
         <h2 id="departements">Stages par département</h2>

@@ -1,3 +1,4 @@
+import { AlertForm } from '../../alerts/pages.js';
 import { formatPrice } from '../../catalogue/price.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { BookingSection, type BookingState } from '../../reservations/pages/booking-form.js';
@@ -161,6 +162,10 @@ export function SessionPage(props: SessionPageProps) {
       </div>
 
       {status === 'available' ? <BookingSection entry={entry} {...props.booking} /> : null}
+
+      {status === 'full' && props.booking.mailEnabled ? (
+        <AlertForm formToken={props.booking.formToken} fields={{ sessionId: entry.record.id }} heading="h2" />
+      ) : null}
 
       {status !== 'available' ? <Alternatives centre={c} entries={props.alternatives} /> : null}
 

@@ -1,13 +1,27 @@
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { searchStages } from '../../catalogue/search.js';
+import { sendsMail } from '../../mail/transport.js';
 import { renderPage } from '../../web/render.js';
 import type { SiteContext } from '../context.js';
+import { FORM_TOKEN_SLOT } from '../page-cache.js';
 import { HomePage } from '../pages/home.js';
 import { pageOf, searchLimit } from '../paging.js';
-import { parseSearch } from '../search-query.js';
+import { type ParsedSearch, parseSearch } from '../search-query.js';
+
+/** The search's filters an alert can watch, as the alert form's hidden fields: only with a place. */
+function alertFields(query: ParsedSearch['query']): Record<string, string> | undefined {
+  if (!query || (!query.city && !query.dept)) return undefined;
+  const fields: Record<string, string> = {};
+  for (const name of ['city', 'dept', 'from', 'to', 'maxPrice'] as const) {
+    const v = query[name];
+    if (v !== undefined && v !== '') fields[name] = String(v);
+  }
+  return fields;
+}
 
 /** GET /: the search form, and the sessions it finds (the next ones when nothing is asked). */
 export function homeRoute({ app, site, page }: SiteContext): void {
+  const mailEnabled = sendsMail(app.config.mail);
   app.get(
     '/',
     { schema: { hide: true } },
@@ -20,6 +34,7 @@ export function homeRoute({ app, site, page }: SiteContext): void {
       }
       const api = new URLSearchParams();
       for (const [k, v] of Object.entries(search.values)) if (v && k !== 'page') api.set(k, v);
+      const fields = mailEnabled ? alertFields(search.query) : undefined;
       const html = renderPage(
         <HomePage
           site={site}
@@ -27,6 +42,7 @@ export function homeRoute({ app, site, page }: SiteContext): void {
           entries={found.entries}
           hasNext={found.hasNext}
           apiHref={`/api/stages${api.size ? `?${api}` : ''}`}
+          alert={fields ? { formToken: FORM_TOKEN_SLOT, fields } : undefined}
         />,
       );
       return { status: search.errors.length ? 400 : 200, html };

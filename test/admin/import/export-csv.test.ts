@@ -29,6 +29,8 @@ const HOSTILE = {
   lng: -1.5536,
   agrementNumber: 'R2404400123',
   phone: '+33 2 40 00 00 00',
+  // Several lines (a quoted CSV cell), the first starting like a formula.
+  cancellationTerms: '-50 € retenus après le premier jour.\nRemboursement sous 15 jours, "par virement".',
 };
 /** A centre whose name really starts with a quote before a formula character. */
 const QUOTED = {

@@ -313,9 +313,13 @@ describe('golden answers through every door (frozen clock, fixture catalogue)', 
     const d = 'site';
     const html = { accept: 'text/html' };
     await record(d, 'home', { url: '/', headers: html });
-    await record(d, 'home, search', { url: '/?city=lyon&maxPrice=240', headers: html });
+    // Pages with the alert form carry the visitor's form token: this browser's, fixed, redacted.
+    const formCookie = 'GoldenFormToken0000000';
+    redactor.add('visitor-form-token', formCookie);
+    const withForm = { ...html, cookie: `__Host-srp-form=${formCookie}` };
+    await record(d, 'home, search', { url: '/?city=lyon&maxPrice=240', headers: withForm });
     await record(d, 'home, bad search', { url: '/?city=!!!&from=2030-99-01&page=99', headers: html });
-    await record(d, 'full session', { url: `/stages/${SESSIONS.parisMar6Full.id}`, headers: html });
+    await record(d, 'full session', { url: `/stages/${SESSIONS.parisMar6Full.id}`, headers: withForm });
     await record(d, 'past session', { url: `/stages/${SESSIONS.lyonPast.id}`, headers: html });
     await record(d, 'centre', { url: `/centres/${CENTRES.paris.slug}`, headers: html });
     await record(d, 'department', { url: '/departements/69', headers: html });

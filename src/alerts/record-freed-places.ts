@@ -1,0 +1,47 @@
+import { and, eq, gt, isNotNull, sql } from 'drizzle-orm';
+import type { CatalogueSnapshot } from '../catalogue/read-model.js';
+import { alerts, catalogueChanges, catalogueState, reservations, stageSessions } from '../db/schema.js';
+import type { Tx } from '../db/write.js';
+import { enqueue } from '../jobs/enqueue.js';
+
+/** The jobs table's kind of an alert match: the sessions of one catalogue write that gained places or appeared. */
+export const ALERT_MATCH_JOB = 'alert-match';
+
+/**
+ * At the end of every catalogue write, in its transaction (a CatalogueWriteHook, db/write.ts):
+ * when some confirmed alert runs, the sessions this write freed a place on (a cancellation, by any
+ * door), gave more places to, or created with places, go into one match job (match.ts) — so that
+ * whichever door made the change, and only if it commits, the alerts hear of it. "More places"
+ * compares with this instance's read model, which holds the catalogue as it was before the write.
+ * The payload holds session ids and the catalogue version only.
+ */
+export async function recordFreedPlaces(tx: Tx, sinceVersion: number, snapshot: CatalogueSnapshot, now: Date) {
+  // No alert to tell: one indexed query, and nothing more.
+  const [any] = await tx
+    .select({ id: alerts.id })
+    .from(alerts)
+    .where(and(isNotNull(alerts.confirmedAt), gt(alerts.endsAt, now)))
+    .limit(1);
+  if (!any) return;
+  const changed = await tx
+    .selectDistinct({ id: stageSessions.id, spots: stageSessions.spotsAvailable, status: stageSessions.status })
+    .from(catalogueChanges)
+    .innerJoin(stageSessions, eq(stageSessions.id, catalogueChanges.id))
+    .where(and(gt(catalogueChanges.version, sinceVersion), eq(catalogueChanges.entity, 'session')));
+  const cancelled = await tx
+    .selectDistinct({ id: reservations.sessionId })
+    .from(reservations)
+    .where(and(sql`${reservations.updatedAt} = now()`, sql`${reservations.cancelledAt} = now()`));
+  const gained = new Set(cancelled.map((r) => r.id));
+  for (const s of changed) {
+    if (s.status !== 'scheduled' || s.spots <= 0) continue;
+    const before = snapshot.sessionsById.get(s.id);
+    if (!before || before.record.spotsAvailable < s.spots) gained.add(s.id);
+  }
+  if (gained.size === 0) return;
+  const [state] = await tx
+    .select({ version: catalogueState.version })
+    .from(catalogueState)
+    .where(eq(catalogueState.id, 1));
+  await enqueue(tx, ALERT_MATCH_JOB, { sessionIds: [...gained].sort(), version: state?.version ?? 0 });
+}

@@ -1,0 +1,2 @@
+ALTER TABLE "centres" ADD COLUMN "cancellation_terms" text;--> statement-breakpoint
+ALTER TABLE "centres" ADD CONSTRAINT "centres_cancellation_terms_length" CHECK (char_length("centres"."cancellation_terms") <= 2000);
