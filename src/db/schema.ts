@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigserial,
   boolean,
   check,
@@ -623,6 +624,11 @@ export const alerts = pgTable(
     search: jsonb('search'),
     createdVia: text('created_via').notNull(),
     clientId: text('client_id'),
+    /**
+     * The claim under which an agent made it: the agent lists and removes only these
+     * (src/agent-alerts/). Kept null when the claim row is pruned; the alert stays the person's.
+     */
+    claimId: text('claim_id').references((): AnyPgColumn => agentClaims.id, { onDelete: 'set null' }),
     confirmedAt: timestamp('confirmed_at', { withTimezone: true, mode: 'date' }),
     endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }).notNull(),
     lastSentAt: timestamp('last_sent_at', { withTimezone: true, mode: 'date' }),
@@ -631,6 +637,7 @@ export const alerts = pgTable(
   (t) => [
     index('alerts_email_idx').on(t.emailKey),
     index('alerts_session_idx').on(t.sessionId),
+    index('alerts_claim_idx').on(t.claimId),
     index('alerts_confirmed_idx').on(t.confirmedAt).where(sql`${t.confirmedAt} is not null`),
     check('alerts_what', sql`(${t.sessionId} is null) <> (${t.search} is null)`),
     check('alerts_created_via', sql`${t.createdVia} in ('site', 'agent')`),

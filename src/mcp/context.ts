@@ -1,6 +1,7 @@
 import type { ArticleLibrary } from '../articles/articles.js';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import type { Clock } from '../core/clock.js';
+import type { Db } from '../db/connect.js';
 
 /** What the tools read: built once per app, shared by every per-request MCP server. */
 export interface ToolContext {
@@ -10,6 +11,10 @@ export interface ToolContext {
   platformName: string;
   /** The service's public address: the icons' URLs. */
   publicBaseUrl: string;
+  /** The database: the `watches` tool's alerts, for a claimed client's person. */
+  db: Db;
+  /** Whether the service sends email: without it, no alerts. */
+  sendsMail: boolean;
 }
 
 /** A read tool's hints; its title is the tool's own `title` (one title per tool). */
