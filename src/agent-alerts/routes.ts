@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { alertCriteria } from '../alerts/criteria.js';
+import { registerBearerAuth } from '../auth/bearer.js';
 import { authUrls } from '../auth/urls.js';
 import { problem, problemResponse, sendProblem } from '../http/problem.js';
 import { sendsMail } from '../mail/transport.js';
@@ -25,6 +26,8 @@ const REFUSED = {
  * `watches`). Thin: the access check, the store and the refusals are in this folder's functions.
  */
 export const watchRoutes: FastifyPluginAsyncZod = async (app) => {
+  // The caller is the client of its access token, as on the MCP endpoint (a bad token: 401).
+  registerBearerAuth(app);
   const db = app.database.db;
   const resourceMetadata = authUrls(app.config.publicBaseUrl).mcpResourceMetadata;
 
