@@ -1,4 +1,4 @@
-import { AGENT_SCOPES, type AgentScope, scopesOf } from '../agent-claims/scopes.js';
+import { AGENT_SCOPES, type AgentScope, comingScopeError, scopesOf } from '../agent-claims/scopes.js';
 import { OAuthError } from './oauth-errors.js';
 import { READ_SCOPE } from './policy.js';
 
@@ -91,11 +91,13 @@ export function checkGrant(params: URLSearchParams): AgentScope[] {
   if (grantType !== 'client_credentials')
     throw new OAuthError(400, 'unsupported_grant_type', 'The only supported grant_type is client_credentials.');
   const words = (params.get('scope') ?? '').split(' ').filter((word) => word !== '');
+  const coming = comingScopeError(words);
+  if (coming) throw new OAuthError(400, 'invalid_scope', coming);
   if (!words.every((word) => SCOPES.has(word)))
     throw new OAuthError(
       400,
       'invalid_scope',
-      'Unknown scope. Scopes are "read" (public data, for every client) and, for a client a person claimed and only as they granted, "hold" and "alerts".',
+      `Unknown scope. Scopes are "read" (public data, for every client) and, for a client a person claimed and only as they granted, ${AGENT_SCOPES.map((s) => `"${s}"`).join(' and ')}.`,
     );
   return scopesOf(words.join(' '));
 }

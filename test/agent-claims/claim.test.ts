@@ -175,17 +175,17 @@ async function answer(browser: Browser, claimUrl: string, fields: Record<string,
 describe('an agent claimed by a person, from registration to revocation', () => {
   let agent: Agent;
   let claim: { claim_id: string; claim_url: string; user_code: string };
-  let holdToken = '';
+  let alertsToken = '';
   let sub = '';
 
-  it('keeps spec.md §4.5 for a client nobody claimed: no scope gives exactly "read", hold needs a claim', async () => {
+  it('keeps spec.md §4.5 for a client nobody claimed: no scope gives exactly "read", alerts needs a claim', async () => {
     agent = await registerAgent('Assistant de test');
     const plain = await token(agent);
     expect(plain.scope).toBe('read');
     const claims = decodeJwt(plain.access_token);
     expect(claims.sub).toBe(agent.client.client_id);
     expect(claims.claim).toBeUndefined();
-    const refused = await tokenError(agent, 'read hold');
+    const refused = await tokenError(agent, 'read alerts');
     expect(refused.error).toBe('invalid_scope');
     expect(refused.error_description).toContain('/api/oauth/claim');
     expect((await tokenError(agent, 'read admin')).error).toBe('invalid_scope');
@@ -193,15 +193,15 @@ describe('an agent claimed by a person, from registration to revocation', () => 
 
   it('starts a claim with the client’s token: claim_url, a code to read aloud, 10 minutes, an interval', async () => {
     const { access_token } = await token(agent);
-    const res = await startClaim(access_token, 'hold');
+    const res = await startClaim(access_token, 'alerts');
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.body).toMatchObject({ expires_in: 600, interval: 5, scope: 'read hold' });
+    expect(res.body).toMatchObject({ expires_in: 600, interval: 5, scope: 'read alerts' });
     expect(res.body.user_code).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
     expect(res.body.claim_url).toBe(`${base}/agents/autoriser?claim=${res.body.claim_id}`);
     claim = res.body;
     // Still only "read" while the person has not answered.
-    expect((await tokenError(agent, 'read hold')).error).toBe('invalid_scope');
+    expect((await tokenError(agent, 'read alerts')).error).toBe('invalid_scope');
     expect((await poll(claim.claim_id, access_token)).body).toEqual({ claim_id: claim.claim_id, status: 'pending' });
     // Polling again at once: slow down (RFC 8628 §3.5).
     const fast = await agentFetch(`/api/oauth/claim/${claim.claim_id}`, access_token);
@@ -214,13 +214,14 @@ describe('an agent claimed by a person, from registration to revocation', () => 
     const page = await browser.get(pagePath(claim.claim_url));
     expect(page.body).toContain('« Assistant de test »');
     expect(page.body).toContain('il n’est pas vérifié');
-    expect(page.body).toContain('Mettre une place de côté pour vous');
-    expect(page.body).not.toContain('Créer des alertes pour vous'); // not asked
+    expect(page.body).toContain('Créer des alertes pour vous');
+    // Holding a place is not offered yet (issue 26: alerts only this time).
+    expect(page.body).not.toContain('Mettre une place de côté pour vous');
     expect(page.body).toContain('payer quoi que ce soit');
     expect(page.body).toContain('réserver un stage à votre place');
     const wrong = await answer(browser, claim.claim_url, {
       user_code: 'BBBB-BBBB',
-      scope: 'hold',
+      scope: 'alerts',
       decision: 'approve',
     });
     expect(wrong.statusCode).toBe(400);
@@ -231,7 +232,7 @@ describe('an agent claimed by a person, from registration to revocation', () => 
 
     // The right code, typed in lower case with a space: approved.
     const typed = claim.user_code.toLowerCase().replace('-', ' ');
-    const ok = await answer(browser, claim.claim_url, { user_code: typed, scope: 'hold', decision: 'approve' });
+    const ok = await answer(browser, claim.claim_url, { user_code: typed, scope: 'alerts', decision: 'approve' });
     expect(ok.statusCode).toBe(303);
     const after = await browser.get(ok.headers.location as string);
     expect(after.body).toContain('C’est fait');
@@ -240,49 +241,49 @@ describe('an agent claimed by a person, from registration to revocation', () => 
     expect(stranger.body).not.toContain('C’est fait');
     expect(stranger.body).toContain('déjà reçu une réponse');
     // Sent again (a double tap): nothing more happens.
-    const again = await answer(browser, claim.claim_url, { user_code: typed, scope: 'hold', decision: 'approve' });
+    const again = await answer(browser, claim.claim_url, { user_code: typed, scope: 'alerts', decision: 'approve' });
     expect(again.statusCode).toBe(409);
     expect(again.body).toContain('déjà reçu une réponse');
   });
 
-  it('tells the polling client, and issues hold only when asked, with the person as a pairwise sub', async () => {
+  it('tells the polling client, and issues alerts only when asked, with the person as a pairwise sub', async () => {
     const plain = await token(agent);
     expect(plain.scope).toBe('read'); // no scope asked: exactly "read", claimed or not
     const polled = await poll(claim.claim_id, plain.access_token);
-    expect(polled.body).toEqual({ claim_id: claim.claim_id, status: 'approved', scope: 'read hold' });
-    const hold = await token(agent, 'read hold');
-    expect(hold.scope).toBe('read hold');
-    const claims = decodeJwt(hold.access_token);
+    expect(polled.body).toEqual({ claim_id: claim.claim_id, status: 'approved', scope: 'read alerts' });
+    const granted = await token(agent, 'read alerts');
+    expect(granted.scope).toBe('read alerts');
+    const claims = decodeJwt(granted.access_token);
     expect(claims.sub).toMatch(/^psn_/);
     expect(claims.claim).toBe(claim.claim_id);
     expect(claims.client_id).toBe(agent.client.client_id);
     expect(JSON.stringify(claims)).not.toContain('claire');
-    holdToken = hold.access_token;
+    alertsToken = granted.access_token;
     sub = claims.sub as string;
-    // Not granted: alerts.
-    const alerts = await tokenError(agent, 'read alerts');
-    expect(alerts.error).toBe('invalid_scope');
-    expect(alerts.error_description).toContain('did not grant alerts');
+    // Not offered yet: hold.
+    const hold = await tokenError(agent, 'read alerts hold');
+    expect(hold.error).toBe('invalid_scope');
+    expect(hold.error_description).toContain('"hold" scope is not available yet');
     // One person per client.
     const another = await startClaim(plain.access_token);
     expect(another.status).toBe(409);
 
     // What the next doors (holds, agent alerts) ask of a request's identity.
-    const verified = await app.accessTokens.verify(holdToken);
+    const verified = await app.accessTokens.verify(alertsToken);
     const identity = { kind: 'client' as const, ...verified };
     expect(await agentPerson(app.database.db, identity)).toMatchObject({
       subject: sub,
       email: PERSON,
-      scopes: ['hold'],
+      scopes: ['alerts'],
     });
-    expect(() => requireScope(identity, 'hold')).not.toThrow();
-    expect(() => requireScope(identity, 'alerts')).toThrow(InsufficientScopeError);
+    expect(() => requireScope(identity, 'alerts')).not.toThrow();
     const readOnly = { kind: 'client' as const, ...(await app.accessTokens.verify(plain.access_token)) };
     expect((await agentPerson(app.database.db, readOnly))?.scopes).toEqual([]);
-    expect(() => requireScope(readOnly, 'hold')).toThrow(/scope="read hold"/);
+    expect(() => requireScope(readOnly, 'alerts')).toThrow(InsufficientScopeError);
+    expect(() => requireScope(readOnly, 'alerts')).toThrow(/scope="read alerts"/);
     const unclaimed = { kind: 'client' as const, clientId: 'cl_x', scope: 'read' as const, scopes: ['read'] };
     expect(await agentPerson(app.database.db, unclaimed)).toBeUndefined();
-    expect(() => requireScope(unclaimed, 'hold')).toThrow(/POST \/api\/oauth\/claim/);
+    expect(() => requireScope(unclaimed, 'alerts')).toThrow(/POST \/api\/oauth\/claim/);
   });
 
   it('keeps the rate tier keyed by client_id for a claimed token', async () => {
@@ -303,7 +304,7 @@ describe('an agent claimed by a person, from registration to revocation', () => 
           },
           payload: { jsonrpc: '2.0', id: 1, method: 'ping' },
         });
-      const claimed = await ping(`Bearer ${holdToken}`);
+      const claimed = await ping(`Bearer ${alertsToken}`);
       expect(claimed.statusCode).toBe(200);
       expect(Number(claimed.headers['ratelimit-limit'])).toBe(limited.config.rateLimit.authenticated);
       const anonymous = await ping();
@@ -319,14 +320,14 @@ describe('an agent claimed by a person, from registration to revocation', () => 
 
   it('lists the agent in /mon-espace and withdraws it there: the old token is refused on another instance', async () => {
     // The token works on the second instance before the withdrawal.
-    expect((await poll(claim.claim_id, holdToken, 'second')).status).toBe(200);
+    expect((await poll(claim.claim_id, alertsToken, 'second')).status).toBe(200);
     const browser = await signIn(app, PERSON);
     const area = await browser.get('/mon-espace');
     expect(area.body).toContain('href="/mon-espace/agents"');
     const list = await browser.get('/mon-espace/agents');
     expect(list.statusCode).toBe(200);
     expect(list.body).toContain('« Assistant de test »');
-    expect(list.body).toContain('mettre une place de côté');
+    expect(list.body).toContain('créer des alertes');
     expect(list.body).toContain('2 mars 2026');
     const action = /action="(\/mon-espace\/agents\/[^"]+\/retrait)"/.exec(list.body)?.[1] as string;
     const revoked = await browser.post(action, { _csrf: Browser.token(list.body) });
@@ -335,7 +336,7 @@ describe('an agent claimed by a person, from registration to revocation', () => 
     expect((await browser.get('/mon-espace/agents')).body).toContain('Vous n’avez autorisé aucun assistant');
 
     // The next request with the old token, on the other instance: refused with a challenge.
-    const refused = await poll(claim.claim_id, holdToken, 'second');
+    const refused = await poll(claim.claim_id, alertsToken, 'second');
     expect(refused.status).toBe(401);
     expect(refused.body.error).toBe('invalid_token');
     expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -343,32 +344,32 @@ describe('an agent claimed by a person, from registration to revocation', () => 
       method: 'POST',
       url: '/api/mcp',
       headers: {
-        authorization: `Bearer ${holdToken}`,
+        authorization: `Bearer ${alertsToken}`,
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
       },
       payload: { jsonrpc: '2.0', id: 1, method: 'ping' },
     });
     expect(mcp.statusCode).toBe(401);
-    // The client is a plain client again: read, and hold refused.
+    // The client is a plain client again: read, and alerts refused.
     const plain = await token(agent);
     expect(decodeJwt(plain.access_token).sub).toBe(agent.client.client_id);
-    expect((await tokenError(agent, 'read hold')).error).toBe('invalid_scope');
+    expect((await tokenError(agent, 'read alerts')).error).toBe('invalid_scope');
     expect((await poll(claim.claim_id, plain.access_token)).body.status).toBe('revoked');
 
     // Claimed again by the same person: the same pairwise sub; by another client: another one.
-    const again = (await startClaim(plain.access_token, 'hold alerts')).body;
+    const again = (await startClaim(plain.access_token, 'alerts')).body;
     const person = await signInFromClaimPage(again.claim_url);
     expect(
       (
         await answer(person, again.claim_url, {
           user_code: again.user_code,
-          scope: ['hold', 'alerts'],
+          scope: 'alerts',
           decision: 'approve',
         })
       ).statusCode,
     ).toBe(303);
-    expect(decodeJwt((await token(agent, 'read hold alerts')).access_token).sub).toBe(sub);
+    expect(decodeJwt((await token(agent, 'read alerts')).access_token).sub).toBe(sub);
     const other = await registerAgent('Autre assistant');
     const otherClaim = (await startClaim((await token(other)).access_token, 'alerts')).body;
     expect(
@@ -387,11 +388,11 @@ describe('an agent claimed by a person, from registration to revocation', () => 
 });
 
 describe('a claim refused, expired or guessed at', () => {
-  it('refused by the person: the client learns "denied" and gets no hold', async () => {
+  it('refused by the person: the client learns "denied" and gets no alerts', async () => {
     const agent = await registerAgent('Assistant refusé');
     const { access_token } = await token(agent);
     const claim = (await startClaim(access_token)).body;
-    expect(claim.scope).toBe('read hold alerts'); // no scope asked: both
+    expect(claim.scope).toBe('read alerts'); // no scope asked: every scope offered
     const browser = await signInFromClaimPage(claim.claim_url);
     const page = await browser.get(pagePath(claim.claim_url));
     expect(page.body).toContain('Créer des alertes pour vous');
@@ -399,7 +400,7 @@ describe('a claim refused, expired or guessed at', () => {
     expect(refused.statusCode).toBe(303);
     expect((await browser.get(refused.headers.location as string)).body).toContain('vous avez refusé');
     expect((await poll(claim.claim_id, access_token)).body).toEqual({ claim_id: claim.claim_id, status: 'denied' });
-    expect((await tokenError(agent, 'read hold')).error).toBe('invalid_scope');
+    expect((await tokenError(agent, 'read alerts')).error).toBe('invalid_scope');
   });
 
   it('expires after 10 minutes: the client learns "expired" and the page can no longer approve it', async () => {
@@ -423,19 +424,23 @@ describe('a claim refused, expired or guessed at', () => {
   it('refuses the claim for good after five wrong codes', async () => {
     const agent = await registerAgent('Assistant deviné');
     const { access_token } = await token(agent);
-    const claim = (await startClaim(access_token, 'hold')).body;
+    const claim = (await startClaim(access_token, 'alerts')).body;
     const browser = await signInFromClaimPage(claim.claim_url);
     for (let i = 0; i < 4; i++)
       expect(
-        (await answer(browser, claim.claim_url, { user_code: 'ZZZZ-ZZZZ', scope: 'hold', decision: 'approve' }))
+        (await answer(browser, claim.claim_url, { user_code: 'ZZZZ-ZZZZ', scope: 'alerts', decision: 'approve' }))
           .statusCode,
       ).toBe(400);
-    const last = await answer(browser, claim.claim_url, { user_code: 'ZZZZ-ZZZZ', scope: 'hold', decision: 'approve' });
+    const last = await answer(browser, claim.claim_url, {
+      user_code: 'ZZZZ-ZZZZ',
+      scope: 'alerts',
+      decision: 'approve',
+    });
     expect(last.body).toContain('Trop de codes erronés');
     // Even the right code is too late now.
     const right = await answer(browser, claim.claim_url, {
       user_code: claim.user_code,
-      scope: 'hold',
+      scope: 'alerts',
       decision: 'approve',
     });
     expect(right.statusCode).toBe(409);
@@ -444,21 +449,21 @@ describe('a claim refused, expired or guessed at', () => {
 
   it('asks for the code and for a scope before approving', async () => {
     const agent = await registerAgent('Assistant pressé');
-    const claim = (await startClaim((await token(agent)).access_token, 'hold')).body;
+    const claim = (await startClaim((await token(agent)).access_token, 'alerts')).body;
     const browser = await signInFromClaimPage(claim.claim_url);
-    const noCode = await answer(browser, claim.claim_url, { user_code: '', scope: 'hold', decision: 'approve' });
+    const noCode = await answer(browser, claim.claim_url, { user_code: '', scope: 'alerts', decision: 'approve' });
     expect(noCode.statusCode).toBe(400);
     expect(noCode.body).toContain('Indiquez le code de 8 lettres');
     const noScope = await answer(browser, claim.claim_url, { user_code: claim.user_code, decision: 'approve' });
     expect(noScope.statusCode).toBe(400);
     expect(noScope.body).toContain('Cochez au moins une chose');
-    // A scope the agent did not ask for is not granted.
-    const alertsOnly = await answer(browser, claim.claim_url, {
+    // A scope not offered is not granted.
+    const holdOnly = await answer(browser, claim.claim_url, {
       user_code: claim.user_code,
-      scope: 'alerts',
+      scope: 'hold',
       decision: 'approve',
     });
-    expect(alertsOnly.statusCode).toBe(400);
+    expect(holdOnly.statusCode).toBe(400);
   });
 });
 
@@ -478,10 +483,15 @@ describe('the claim endpoints’ errors, in the OAuth format', () => {
   it('refuses unknown scopes and another client’s claim id', async () => {
     const agent = await registerAgent('Assistant curieux');
     const { access_token } = await token(agent);
-    const unknown = await startClaim(access_token, 'hold pay');
+    const unknown = await startClaim(access_token, 'alerts pay');
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toBe('invalid_scope');
-    const mine = (await startClaim(access_token, 'hold')).body;
+    // Holding a place: named by the issue, not available yet.
+    const hold = await startClaim(access_token, 'alerts hold');
+    expect(hold.status).toBe(400);
+    expect(hold.body.error).toBe('invalid_scope');
+    expect(hold.body.error_description).toContain('"hold" scope is not available yet');
+    const mine = (await startClaim(access_token, 'alerts')).body;
     const other = await registerAgent('Assistant indiscret');
     const theirs = await poll(mine.claim_id, (await token(other)).access_token);
     expect(theirs.status).toBe(404);
@@ -507,13 +517,15 @@ describe('the claim endpoints’ errors, in the OAuth format', () => {
 });
 
 describe('the metadata and the sign-in return path', () => {
-  it('describes the claim in agent_auth; scopes_supported gains hold and alerts, the resource metadata stays read', async () => {
-    expect(as.scopes_supported).toEqual(['read', 'hold', 'alerts']);
+  it('describes the claim in agent_auth; scopes_supported gains alerts (not hold, not offered yet), the resource metadata stays read', async () => {
+    expect(as.scopes_supported).toEqual(['read', 'alerts']);
     const agentAuth = as.agent_auth as Record<string, unknown>;
     expect(agentAuth.claim_available).toBe(true);
     expect(agentAuth.identity_types_supported).toEqual(['anonymous']);
     expect(agentAuth.grant_type).toBe('client_credentials');
     expect(agentAuth.claim).toMatchObject({ endpoint: `${base}/api/oauth/claim`, expires_in_seconds: 600 });
+    expect(Object.keys((agentAuth.claim as { scopes: object }).scopes)).toEqual(['alerts']);
+    expect(JSON.stringify(agentAuth)).not.toContain('scope="hold');
     const prm = await agentFetch('/.well-known/oauth-protected-resource/api/mcp', undefined);
     expect(prm.body.scopes_supported).toEqual(['read']);
   });
@@ -531,7 +543,7 @@ describe('claims that no longer do anything', () => {
   it('are forgotten a day after expiring unanswered or refused, a withdrawn one 30 days after', async () => {
     const agent = await registerAgent('Assistant oublié');
     const { access_token } = await token(agent);
-    const left = (await startClaim(access_token, 'hold')).body;
+    const left = (await startClaim(access_token, 'alerts')).body;
     const count = async (id: string) =>
       (await db.database.db.select().from(agentClaims).where(eq(agentClaims.id, id))).length;
     const started = clock.now().getTime();
@@ -540,9 +552,9 @@ describe('claims that no longer do anything', () => {
     await pruneClaims(db.database.db, new Date(started + 600_000 + 25 * 3_600_000));
     expect(await count(left.claim_id)).toBe(0);
     // Approved and in force: kept whatever the time.
-    const kept = (await startClaim(access_token, 'hold')).body;
+    const kept = (await startClaim(access_token, 'alerts')).body;
     const person = await signInFromClaimPage(kept.claim_url);
-    await answer(person, kept.claim_url, { user_code: kept.user_code, scope: 'hold', decision: 'approve' });
+    await answer(person, kept.claim_url, { user_code: kept.user_code, scope: 'alerts', decision: 'approve' });
     await pruneClaims(db.database.db, new Date(started + 400 * 86_400_000));
     expect(await count(kept.claim_id)).toBe(1);
     // Withdrawn: kept 30 days as the person's record, then forgotten.

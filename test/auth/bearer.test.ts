@@ -146,7 +146,7 @@ describe('bearer authentication', () => {
     ['no exp', { exp: undefined }, /exp/],
     ['nbf in the future', { nbf: Math.floor(Date.parse(NOW) / 1000) + 600 }, /not valid yet/],
     // An agent scope comes only with a person's claim, and a claim only with a person's sub.
-    ['hold without a claim', { scope: 'read hold' }, /scope this server does not issue/],
+    ['alerts without a claim', { scope: 'read alerts' }, /scope this server does not issue/],
     ['a claim that is not a claim id', { claim: 'x', sub: 'psn_x' }, /invalid claim member/],
     ['a claim with the client as sub', { claim: 'AAAAAAAAAAAAAAAAAAAAAA' }, /sub/],
   ])('refuses a correctly signed token with %s', async (_label, change, description) => {
@@ -156,7 +156,7 @@ describe('bearer authentication', () => {
 
   it('refuses a correctly signed token naming a claim that is not in force for its client', async () => {
     const payload = { ...claimsAt(clock.now(), client.client_id), claim: 'AAAAAAAAAAAAAAAAAAAAAA', sub: 'psn_x' };
-    const token = await sign(key.privateKey, { ...payload, scope: 'read hold' }, { kid: key.kid });
+    const token = await sign(key.privateKey, { ...payload, scope: 'read alerts' }, { kid: key.kid });
     await expectRefused(`Bearer ${token}`, /claim is revoked/);
   });
 

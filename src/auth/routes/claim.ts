@@ -6,7 +6,13 @@ import {
   claimPagePath,
 } from '../../agent-claims/policy.js';
 import { pollClaim } from '../../agent-claims/poll-claim.js';
-import { AGENT_SCOPES, type AgentScope, isAgentScope, scopeString } from '../../agent-claims/scopes.js';
+import {
+  AGENT_SCOPES,
+  type AgentScope,
+  comingScopeError,
+  isAgentScope,
+  scopeString,
+} from '../../agent-claims/scopes.js';
 import { startClaim } from '../../agent-claims/start-claim.js';
 import { InvalidTokenError, type VerifiedToken } from '../access-tokens.js';
 import { OAuthError, sendOAuthError } from '../oauth-errors.js';
@@ -61,7 +67,7 @@ function askedScopes(request: FastifyRequest): AgentScope[] {
       throw new OAuthError(
         400,
         'invalid_request',
-        'The request body must be a JSON object, e.g. {"scope": "hold alerts"}.',
+        'The request body must be a JSON object, e.g. {"scope": "alerts"}.',
       );
     scope = (request.body as Record<string, unknown>).scope;
   } else if (type !== '' || (request.body !== undefined && request.body !== null && request.body !== '')) {
@@ -73,13 +79,15 @@ function askedScopes(request: FastifyRequest): AgentScope[] {
   }
   if (scope === undefined || scope === null) return [...AGENT_SCOPES];
   if (typeof scope !== 'string')
-    throw new OAuthError(400, 'invalid_scope', 'scope must be a string of space-separated scopes, e.g. "hold alerts".');
+    throw new OAuthError(400, 'invalid_scope', 'scope must be a string of space-separated scopes, e.g. "alerts".');
   const words = [...new Set(scope.split(' ').filter((word) => word !== '' && word !== READ_SCOPE))];
+  const coming = comingScopeError(words);
+  if (coming) throw new OAuthError(400, 'invalid_scope', coming);
   if (!words.every(isAgentScope))
     throw new OAuthError(
       400,
       'invalid_scope',
-      `A claim asks the person for "hold" and/or "alerts" ("read" needs no claim).`,
+      `A claim asks the person for ${AGENT_SCOPES.map((s) => `"${s}"`).join(' and/or ')} ("read" needs no claim).`,
     );
   if (words.length === 0) return [...AGENT_SCOPES];
   return AGENT_SCOPES.filter((s) => words.includes(s));
