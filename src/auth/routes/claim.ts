@@ -64,11 +64,7 @@ function askedScopes(request: FastifyRequest): AgentScope[] {
     scope = params.get('scope') ?? undefined;
   } else if (type === 'application/json') {
     if (typeof request.body !== 'object' || request.body === null || Array.isArray(request.body))
-      throw new OAuthError(
-        400,
-        'invalid_request',
-        'The request body must be a JSON object, e.g. {"scope": "alerts"}.',
-      );
+      throw new OAuthError(400, 'invalid_request', 'The request body must be a JSON object, e.g. {"scope": "alerts"}.');
     scope = (request.body as Record<string, unknown>).scope;
   } else if (type !== '' || (request.body !== undefined && request.body !== null && request.body !== '')) {
     throw new OAuthError(
