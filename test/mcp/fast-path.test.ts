@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ARTICLE_TOPICS } from '../../src/articles/articles.js';
 import { McpAnswerCache } from '../../src/mcp/fast-path.js';
-import { MCP_TOOL_NAMES } from '../../src/mcp/server.js';
+import { MCP_KEPT_TOOLS, MCP_TOOL_NAMES } from '../../src/mcp/server.js';
 import { keysFor } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp, testConfig } from '../helpers/app.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
@@ -375,7 +375,7 @@ describe('MCP fast path', () => {
     expect(cache.store(candidate(9), 200, headers, body(10, 10))).toBe(false);
   });
 
-  it('keeps only tools that are read-only: every listed tool is, and is named in MCP_TOOL_NAMES', async () => {
+  it('keeps only tools that are read-only: every listed tool is named in MCP_TOOL_NAMES, every kept one read-only', async () => {
     const res = await post(
       t.app,
       { headers: { 'content-type': 'application/json' }, message: { jsonrpc: '2.0', method: 'tools/list' } },
@@ -383,6 +383,11 @@ describe('MCP fast path', () => {
     );
     const tools = JSON.parse(res.body).result.tools as { name: string; annotations?: { readOnlyHint?: boolean } }[];
     expect(tools.map((tool) => tool.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
-    for (const tool of tools) expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+    for (const tool of tools)
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(
+        MCP_KEPT_TOOLS.has(tool.name) || tool.name === 'check_availability',
+      );
+    // watches changes what is stored and answers one claimed client: never kept.
+    expect(MCP_KEPT_TOOLS.has('watches')).toBe(false);
   });
 });

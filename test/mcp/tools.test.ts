@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const TOOL_NAMES = ['search_stages', 'check_availability', 'get_centre', 'list_articles', 'get_article'];
+const TOOL_NAMES = ['search_stages', 'check_availability', 'get_centre', 'list_articles', 'get_article', 'watches'];
 
 // biome-ignore lint/suspicious/noExplicitAny: tool results are inspected structurally
 const structured = (r: any) => r.structuredContent as any;
@@ -29,10 +29,15 @@ describe.each(ERAS)('MCP tools with the official client, revision $label', (era)
     expect(client.getProtocolEra()).toBe(pinned ? 'modern' : 'legacy');
   });
 
-  it('lists the five tools, each described, read-only, with input and output schemas', async () => {
+  it('lists the five read tools, each described, read-only, with input and output schemas, and watches', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
-    for (const tool of tools) {
+    // watches writes (a claimed agent's alerts for its person): not read-only, and says who may use it.
+    const watches = tools.find((t) => t.name === 'watches');
+    expect(watches?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: false, idempotentHint: true });
+    expect(watches?.description).toContain('/api/oauth/claim');
+    expect(watches?.inputSchema.additionalProperties).toBe(false);
+    for (const tool of tools.filter((t) => t.name !== 'watches')) {
       expect(tool.title).toBeTruthy();
       expect(tool.description?.length).toBeGreaterThan(100);
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false, idempotentHint: true });
