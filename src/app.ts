@@ -2,6 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
+import { watchRoutes } from './agent-alerts/routes.js';
+import { registerClaimPages } from './agent-claims/approval-routes.js';
 import { registerEligibilityPage } from './agents/eligibility/page-route.js';
 import { registerEligibilityApi } from './agents/eligibility/route.js';
 import { registerAlerts } from './alerts/plugin.js';
@@ -24,6 +26,7 @@ import { fastifyOptions, type LoggerOption } from './http/fastify-options.js';
 import { registerHttp } from './http/plugin.js';
 import { registerJobs } from './jobs/plugin.js';
 import { registerMail } from './mail/plugin.js';
+import { sendsMail } from './mail/transport.js';
 import { registerMcp } from './mcp/plugin.js';
 import { MCP_TOOL_NAMES } from './mcp/server.js';
 import { registerOperatorArea } from './operator-area/plugin.js';
@@ -90,6 +93,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   // The doors.
   await registerCatalogueApi(app); // GET /api/stages, /api/stages/{id}, /api/stages/events
+  await app.register(watchRoutes); // /api/watches: a claimed agent's alerts for its person
   await registerHealth(app); // GET /api/health
   await registerEligibilityApi(app); // POST /api/eligibility
   await registerAuth(app); // /api/oauth/*, and bearer tokens for the doors that take them
@@ -105,6 +109,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clock: app.clock,
     platformName: config.platformName,
     publicBaseUrl: config.publicBaseUrl,
+    db: app.database.db,
+    sendsMail: sendsMail(config.mail),
   }); // POST /api/mcp
   if (config.site) {
     // The pages for people; the booking form is on the site's session page, and a refused one
@@ -116,6 +122,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await registerAccounts(app);
     await registerCentreArea(app);
     await registerPeopleArea(app); // /mon-espace
+    await registerClaimPages(app); // /agents/autoriser: a person answers an agent's claim
     await registerAlerts(app, { guard }); // /alertes: "Prévenez-moi" on full sessions and searches
     await registerOperatorArea(app); // /administration
   }

@@ -1,5 +1,6 @@
 import { Field, type FieldError } from '../web/field.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { RETURN_PARAM } from './return-path.js';
 
 /*
  * The sign-in pages. Never indexed nor cached (accounts/answers.ts); they show nothing of any
@@ -24,6 +25,8 @@ export function SignInPage(props: {
   email?: string;
   error?: FieldError;
   notice?: string;
+  /** A page of this site to come back to once signed in (return-path.ts). */
+  returnPath?: string | undefined;
 }) {
   return (
     <Layout site={props.site} title="Connexion" description="Se connecter à l’espace des centres" noindex>
@@ -35,6 +38,7 @@ export function SignInPage(props: {
       </p>
       <form method="post" action="/connexion" noValidate>
         <input type="hidden" name="_csrf" value={props.formToken} />
+        {props.returnPath ? <input type="hidden" name={RETURN_PARAM} value={props.returnPath} /> : null}
         <Field
           name="email"
           label="Adresse e-mail"

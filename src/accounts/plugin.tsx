@@ -8,6 +8,7 @@ import { renderPage } from '../web/render.js';
 import { SessionCookie, sessionSecrets } from './cookie.js';
 import { pruneFormSubmissions } from './form-submissions.js';
 import { LinkInvalidPage, LinkPage, LinkSentPage, SignInPage } from './pages.js';
+import { RETURN_PARAM, returnPathOf, withReturnPath } from './return-path.js';
 import { closeSession, closeUserSessions, pruneSessions, sessionUser } from './sessions.js';
 import { sendSignInLink, signInLinkPath, signInWithLink } from './sign-in.js';
 import { pruneSignInLinks, SIGN_IN_TOKEN, signInLinkUsable } from './sign-in-links.js';
@@ -92,11 +93,21 @@ export async function registerAccounts(app: FastifyInstance): Promise<void> {
     scope.get('/connexion', noStore, async (request, reply) => {
       const query = request.query as Record<string, unknown>;
       const notice = query.deconnecte === '1' ? 'Vous êtes déconnecté.' : undefined;
-      return page(reply, 200, <SignInPage site={site} formToken={guard.tokenFor(request, reply)} notice={notice} />);
+      return page(
+        reply,
+        200,
+        <SignInPage
+          site={site}
+          formToken={guard.tokenFor(request, reply)}
+          notice={notice}
+          returnPath={returnPathOf(query[RETURN_PARAM])}
+        />,
+      );
     });
 
     scope.post('/connexion', noStore, async (request, reply) => {
       const form = formOf(request.body);
+      const returnPath = returnPathOf(form[RETURN_PARAM]);
       const again = (status: number, props: { error?: { field: string; message: string }; notice?: string }) =>
         page(
           reply,
@@ -105,6 +116,7 @@ export async function registerAccounts(app: FastifyInstance): Promise<void> {
             site={site}
             formToken={guard.tokenFor(request, reply)}
             email={typeof form.email === 'string' ? form.email.slice(0, 254) : ''}
+            returnPath={returnPath}
             {...props}
           />,
         );
@@ -121,7 +133,12 @@ export async function registerAccounts(app: FastifyInstance): Promise<void> {
           notice: `Trop de liens de connexion ont été demandés pour cette adresse ou depuis ce réseau. Réessayez dans ${Math.ceil(budget.retryAfterSeconds / 60)} minute(s).`,
         });
       }
-      await sendSignInLink(db, email, app.clock.now(), { baseUrl: site.baseUrl, platformName: site.name, mail });
+      await sendSignInLink(db, email, app.clock.now(), {
+        baseUrl: site.baseUrl,
+        platformName: site.name,
+        mail,
+        returnPath,
+      });
       return page(reply, 200, <LinkSentPage site={site} mail={mail} />);
     });
 
@@ -129,16 +146,22 @@ export async function registerAccounts(app: FastifyInstance): Promise<void> {
       const { token } = request.params as { token: string };
       if (!SIGN_IN_TOKEN.test(token) || !(await signInLinkUsable(db, token, app.clock.now())))
         return page(reply, 410, <LinkInvalidPage site={site} message={EXPIRED} />);
+      const returnPath = returnPathOf((request.query as Record<string, unknown>)[RETURN_PARAM]);
       return page(
         reply,
         200,
-        <LinkPage site={site} formToken={guard.tokenFor(request, reply)} action={signInLinkPath(token)} />,
+        <LinkPage
+          site={site}
+          formToken={guard.tokenFor(request, reply)}
+          action={withReturnPath(signInLinkPath(token), returnPath)}
+        />,
       );
     });
 
     scope.post('/connexion/lien/:token', linkRoute, async (request, reply) => {
       const { token } = request.params as { token: string };
       const form = formOf(request.body);
+      const returnPath = returnPathOf((request.query as Record<string, unknown>)[RETURN_PARAM]);
       if (!SIGN_IN_TOKEN.test(token)) return page(reply, 410, <LinkInvalidPage site={site} message={EXPIRED} />);
       if (guard.check(request, form._csrf) !== 'ok')
         return page(
@@ -147,7 +170,7 @@ export async function registerAccounts(app: FastifyInstance): Promise<void> {
           <LinkPage
             site={site}
             formToken={guard.tokenFor(request, reply)}
-            action={signInLinkPath(token)}
+            action={withReturnPath(signInLinkPath(token), returnPath)}
             notice={GUARD_REFUSED}
           />,
         );
@@ -163,7 +186,8 @@ export async function registerAccounts(app: FastifyInstance): Promise<void> {
           />,
         );
       cookie.set(reply, result.sessionId);
-      return reply.header('cache-control', 'no-store').redirect(result.home, 303);
+      // Back to the page that asked for the sign-in (a claim's page), or to the person's area.
+      return reply.header('cache-control', 'no-store').redirect(returnPath ?? result.home, 303);
     });
 
     scope.post('/deconnexion', noStore, async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { Db } from '../db/connect.js';
 import type { Tx } from '../db/write.js';
 import { queueMail } from '../mail/outbox.js';
+import { withReturnPath } from './return-path.js';
 import { closeSession, openSession } from './sessions.js';
 import { createSignInLink, LINK_LIFETIME_MS, spendSignInLink } from './sign-in-links.js';
 import { type User, userById, userIdForEmail } from './users.js';
@@ -19,11 +20,11 @@ export async function sendSignInLink(
   db: Db,
   email: string,
   now: Date,
-  options: { baseUrl: string; platformName: string; mail: boolean },
+  options: { baseUrl: string; platformName: string; mail: boolean; returnPath?: string | undefined },
 ): Promise<string> {
   return db.transaction(async (tx) => {
     const token = await createSignInLink(tx as Tx, email, now);
-    const url = `${options.baseUrl}${signInLinkPath(token)}`;
+    const url = `${options.baseUrl}${withReturnPath(signInLinkPath(token), options.returnPath)}`;
     if (options.mail)
       await queueMail(
         tx as Tx,

@@ -40,11 +40,12 @@ export interface CreateAlertDeps {
 
 /**
  * `sent`: a confirmation (or an "already active") email is queued — the answer the same whether or
- * not the address had the alert; `active`: confirmed at once; the others are refusals.
+ * not the address had the alert; `active`: confirmed at once, with the alert's id and the claim it
+ * was made under (null: by the site; an alert found again keeps its maker); the others are refusals.
  */
 export type CreateAlertResult =
   | { kind: 'sent' }
-  | { kind: 'active' }
+  | { kind: 'active'; alertId: string; claimId: string | null }
   | { kind: 'unknown-session' }
   | { kind: 'not-full' }
   | { kind: 'too-many' }
@@ -94,7 +95,7 @@ export async function createAlert(db: Db, input: CreateAlertInput, deps: CreateA
     const active = and(eq(alerts.emailKey, emailKey), gt(alerts.endsAt, now));
     const same = sessionId ? eq(alerts.sessionId, sessionId) : sql`${alerts.search} = ${JSON.stringify(search)}::jsonb`;
     const [existing] = await tx
-      .select({ id: alerts.id, confirmedAt: alerts.confirmedAt })
+      .select({ id: alerts.id, confirmedAt: alerts.confirmedAt, claimId: alerts.claimId })
       .from(alerts)
       .where(and(active, same))
       .limit(1);
@@ -103,23 +104,24 @@ export async function createAlert(db: Db, input: CreateAlertInput, deps: CreateA
       if ((count?.n ?? 0) >= MAX_ACTIVE_ALERTS) return { kind: 'too-many' };
     }
     if (input.confirmed) {
-      if (existing)
+      if (existing) {
         await tx
           .update(alerts)
           .set({ confirmedAt: now })
           .where(and(eq(alerts.id, existing.id), isNull(alerts.confirmedAt)));
-      else
-        await insertAlert(tx, {
-          emailKey,
-          email: input.email.trim(),
-          sessionId,
-          search,
-          endsAt,
-          now,
-          creator: input.creator,
-          confirmed: true,
-        });
-      return { kind: 'active' };
+        return { kind: 'active', alertId: existing.id, claimId: existing.claimId };
+      }
+      const alertId = await insertAlert(tx, {
+        emailKey,
+        email: input.email.trim(),
+        sessionId,
+        search,
+        endsAt,
+        now,
+        creator: input.creator,
+        confirmed: true,
+      });
+      return { kind: 'active', alertId, claimId: input.creator.via === 'agent' ? input.creator.claimId : null };
     }
     const hash = emailHash(emailKey);
     const [sent] = await tx
@@ -182,6 +184,7 @@ async function insertAlert(
       search: a.search,
       createdVia: a.creator.via,
       clientId: a.creator.via === 'agent' ? a.creator.clientId : null,
+      claimId: a.creator.via === 'agent' ? a.creator.claimId : null,
       confirmedAt: a.confirmed ? a.now : null,
       endsAt: a.endsAt,
       createdAt: a.now,

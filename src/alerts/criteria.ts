@@ -37,5 +37,8 @@ export const alertCriteria = z.union([
 
 export type AlertCriteria = z.output<typeof alertCriteria>;
 
-/** Who made an alert: the site's form, or an agent's OAuth client acting for a signed-in person. */
-export type AlertCreator = { via: 'site' } | { via: 'agent'; clientId: string };
+/**
+ * Who made an alert: the site's form, or an agent's OAuth client acting for a person under the
+ * claim they approved (src/agent-alerts/: the agent sees only its claim's alerts).
+ */
+export type AlertCreator = { via: 'site' } | { via: 'agent'; clientId: string; claimId: string };

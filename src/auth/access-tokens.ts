@@ -11,13 +11,30 @@ export const ACCESS_TOKEN_TYPE = 'at+jwt';
 export interface IssuedToken {
   accessToken: string;
   expiresIn: number;
-  scope: typeof READ_SCOPE;
+  /** `read`, then the granted agent scopes asked for (`read hold`). */
+  scope: string;
+}
+
+/** A person's claim a token carries: the claim's id, and the person's pairwise `sub`. */
+export interface TokenClaim {
+  claimId: string;
+  subject: string;
 }
 
 export interface VerifiedToken {
   clientId: string;
   scope: typeof READ_SCOPE;
+  /** Every scope of the token, `read` first. */
+  scopes: readonly string[];
+  claim?: TokenClaim;
 }
+
+/** Whether a claim is still in force for its client (a database probe: revocations hold at once). */
+export type ClaimCheck = (claimId: string, clientId: string) => Promise<boolean>;
+
+// What a token's `claim` member may look like (a claim id).
+const CLAIM_ID = /^[A-Za-z0-9_-]{22}$/;
+const KNOWN_SCOPES = new Set([READ_SCOPE, 'hold', 'alerts']);
 
 /**
  * Why a presented token was refused. `description` is fixed text, safe to put in a
@@ -69,6 +86,8 @@ export class AccessTokens {
     private readonly clock: Clock,
     /** When given, a token's client must still be registered. */
     private readonly clients?: KnownClients,
+    /** When given, a token carrying a claim is refused once the claim is revoked. */
+    private readonly claimCheck?: ClaimCheck,
   ) {
     this.audiences = [urls.mcpResource, urls.rootResource];
   }
@@ -78,23 +97,46 @@ export class AccessTokens {
     return this.audiences;
   }
 
-  async issue(clientId: string, audience: string | string[] = this.urls.mcpResource): Promise<IssuedToken> {
+  /**
+   * A token for `clientId`: scope `read`, or `grant.scope`; a claimed client's token carries the
+   * claim's id (`claim`) and the person's pairwise identifier as `sub` (never their email).
+   */
+  async issue(
+    clientId: string,
+    audience: string | string[] = this.urls.mcpResource,
+    grant: { scope?: string; claim?: TokenClaim } = {},
+  ): Promise<IssuedToken> {
     const { kid, privateKey } = this.keys.signingKey();
     const iat = Math.floor(this.clock.now().getTime() / 1000);
-    const accessToken = await new SignJWT({ client_id: clientId, scope: READ_SCOPE })
+    const scope = grant.scope ?? READ_SCOPE;
+    const accessToken = await new SignJWT({
+      client_id: clientId,
+      scope,
+      ...(grant.claim ? { claim: grant.claim.claimId } : {}),
+    })
       .setProtectedHeader({ alg: SIGNING_ALG, typ: ACCESS_TOKEN_TYPE, kid })
       .setIssuer(this.urls.issuer)
       .setAudience(audience)
-      .setSubject(clientId)
+      .setSubject(grant.claim?.subject ?? clientId)
       .setIssuedAt(iat)
       .setExpirationTime(iat + ACCESS_TOKEN_LIFETIME_SECONDS)
       .setJti(randomUUID())
       .sign(privateKey);
-    return { accessToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scope: READ_SCOPE };
+    return { accessToken, expiresIn: ACCESS_TOKEN_LIFETIME_SECONDS, scope };
   }
 
   /** Verifies a presented access token; throws InvalidTokenError saying why it is refused. */
   async verify(token: string): Promise<VerifiedToken> {
+    const verified = await this.verifySigned(token);
+    // Outside the signature check's error mapping: a database failure here is not a bad token.
+    if (verified.claim && this.claimCheck && !(await this.claimCheck(verified.claim.claimId, verified.clientId)))
+      throw new InvalidTokenError(
+        "The person withdrew this client's authorisation (its claim is revoked); request a new token.",
+      );
+    return verified;
+  }
+
+  private async verifySigned(token: string): Promise<VerifiedToken> {
     try {
       const { payload } = await jwtVerify(
         token,
@@ -122,11 +164,30 @@ export class AccessTokens {
         },
       );
       const clientId = payload.client_id;
-      if (typeof clientId !== 'string' || clientId.length === 0 || payload.sub !== clientId)
+      if (typeof clientId !== 'string' || clientId.length === 0)
         throw new InvalidTokenError('The access token lacks a valid client_id claim.');
+      // An unclaimed client's token names the client as sub; a claimed one's names the person.
+      const claimId = payload.claim;
+      if (claimId !== undefined && (typeof claimId !== 'string' || !CLAIM_ID.test(claimId)))
+        throw new InvalidTokenError('The access token has an invalid claim member.');
+      if (
+        claimId === undefined
+          ? payload.sub !== clientId
+          : typeof payload.sub !== 'string' || !payload.sub.startsWith('psn_')
+      )
+        throw new InvalidTokenError(
+          claimId === undefined
+            ? 'The access token lacks a valid client_id claim.'
+            : 'The access token lacks a valid sub claim.',
+        );
       if (typeof payload.jti !== 'string') throw new InvalidTokenError('The access token lacks a valid jti claim.');
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
       if (!scopes.includes(READ_SCOPE)) throw new InvalidTokenError('The access token lacks the read scope.');
+      if (!scopes.every((scope) => KNOWN_SCOPES.has(scope)))
+        throw new InvalidTokenError('The access token has a scope this server does not issue.');
+      // Agent scopes only ever come with a person's claim.
+      if (claimId === undefined && scopes.length > 1)
+        throw new InvalidTokenError('The access token has a scope this server does not issue.');
       // jose checks exp and nbf, not whether the claims are ones this server would have written:
       // a token signed with a leaked or misused key must not outlive what we issue.
       const now = Math.floor(this.clock.now().getTime() / 1000);
@@ -137,7 +198,12 @@ export class AccessTokens {
         throw new InvalidTokenError('The access token lives longer than the tokens this server issues.');
       if (this.clients && !(await this.clients.has(clientId)))
         throw new InvalidTokenError('The access token was issued to a client that is not registered; register again.');
-      return { clientId, scope: READ_SCOPE };
+      return {
+        clientId,
+        scope: READ_SCOPE,
+        scopes,
+        ...(claimId !== undefined ? { claim: { claimId, subject: payload.sub as string } } : {}),
+      };
     } catch (err) {
       if (err instanceof InvalidTokenError) throw err;
       throw new InvalidTokenError(describe(err));

@@ -76,7 +76,13 @@ export function registerBearerAuth(scope: FastifyInstance): void {
       );
     try {
       const token = await scope.accessTokens.verify(match[1]);
-      request.identity = { kind: 'client', clientId: token.clientId, scope: token.scope };
+      request.identity = {
+        kind: 'client',
+        clientId: token.clientId,
+        scope: token.scope,
+        scopes: token.scopes,
+        ...(token.claim ? { claim: token.claim } : {}),
+      };
     } catch (err) {
       if (err instanceof InvalidTokenError) return refuseCounted(request, reply, err.description);
       throw err;

@@ -10,7 +10,11 @@ export type OAuthErrorCode =
   | 'invalid_target'
   | 'invalid_client_metadata'
   | 'server_error'
-  | 'temporarily_unavailable';
+  | 'temporarily_unavailable'
+  /** RFC 6750 §3.1: a presented bearer token is not valid (the claim endpoints). */
+  | 'invalid_token'
+  /** RFC 8628 §3.5: polled sooner than the interval. */
+  | 'slow_down';
 
 /** An OAuth error response: `{error, error_description}` with the given status. */
 export class OAuthError extends Error {

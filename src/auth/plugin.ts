@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { claimInForce } from '../agent-claims/claim-in-force.js';
 import { AccessTokens } from './access-tokens.js';
 import { ANONYMOUS, type Identity } from './identity.js';
 import { KnownClients } from './known-clients.js';
@@ -49,7 +50,10 @@ export async function registerAuth(app: FastifyInstance): Promise<void> {
     app.log.warn({ err }, 'could not check a token client against the database; accepting its signed token'),
   );
   app.decorate('knownClients', clients);
-  app.decorate('accessTokens', new AccessTokens(keys, urls, app.clock, clients));
+  // Only tokens carrying a person's claim are checked against the database at each request.
+  const claimCheck = async (claimId: string, clientId: string) =>
+    (await claimInForce(app.database.db, claimId, clientId)) !== undefined;
+  app.decorate('accessTokens', new AccessTokens(keys, urls, app.clock, clients, claimCheck));
   decorateIdentity(app);
   await app.register(oauthRoutes(urls));
 }

@@ -1,3 +1,4 @@
+import { AGENT_SCOPES, type AgentScope, comingScopeError, scopesOf } from '../agent-claims/scopes.js';
 import { OAuthError } from './oauth-errors.js';
 import { READ_SCOPE } from './policy.js';
 
@@ -78,15 +79,27 @@ export function parseTokenRequest(body: string, authorization: string | undefine
   return { credentials, params };
 }
 
-/** Checks grant_type and scope once the client is authenticated. */
-export function checkGrant(params: URLSearchParams): void {
+const SCOPES = new Set<string>([READ_SCOPE, ...AGENT_SCOPES]);
+
+/**
+ * Checks grant_type and scope once the client is authenticated: the agent scopes asked for
+ * beyond `read` (none when `scope` is absent or only `read`: spec.md §4.5 unchanged).
+ */
+export function checkGrant(params: URLSearchParams): AgentScope[] {
   const grantType = params.get('grant_type');
   if (!grantType) throw invalidRequest('grant_type is required; use client_credentials.');
   if (grantType !== 'client_credentials')
     throw new OAuthError(400, 'unsupported_grant_type', 'The only supported grant_type is client_credentials.');
-  const scope = params.get('scope');
-  if (scope !== null && !scope.split(' ').every((s) => s === READ_SCOPE || s === ''))
-    throw new OAuthError(400, 'invalid_scope', 'The only scope is "read".');
+  const words = (params.get('scope') ?? '').split(' ').filter((word) => word !== '');
+  const coming = comingScopeError(words);
+  if (coming) throw new OAuthError(400, 'invalid_scope', coming);
+  if (!words.every((word) => SCOPES.has(word)))
+    throw new OAuthError(
+      400,
+      'invalid_scope',
+      `Unknown scope. Scopes are "read" (public data, for every client) and, for a client a person claimed and only as they granted, ${AGENT_SCOPES.map((s) => `"${s}"`).join(' and ')}.`,
+    );
+  return scopesOf(words.join(' '));
 }
 
 /** The token's audience from RFC 8707 `resource` parameters, or the default. */

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigserial,
   boolean,
   check,
@@ -623,6 +624,11 @@ export const alerts = pgTable(
     search: jsonb('search'),
     createdVia: text('created_via').notNull(),
     clientId: text('client_id'),
+    /**
+     * The claim under which an agent made it: the agent lists and removes only these
+     * (src/agent-alerts/). Kept null when the claim row is pruned; the alert stays the person's.
+     */
+    claimId: text('claim_id').references((): AnyPgColumn => agentClaims.id, { onDelete: 'set null' }),
     confirmedAt: timestamp('confirmed_at', { withTimezone: true, mode: 'date' }),
     endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }).notNull(),
     lastSentAt: timestamp('last_sent_at', { withTimezone: true, mode: 'date' }),
@@ -631,6 +637,7 @@ export const alerts = pgTable(
   (t) => [
     index('alerts_email_idx').on(t.emailKey),
     index('alerts_session_idx').on(t.sessionId),
+    index('alerts_claim_idx').on(t.claimId),
     index('alerts_confirmed_idx').on(t.confirmedAt).where(sql`${t.confirmedAt} is not null`),
     check('alerts_what', sql`(${t.sessionId} is null) <> (${t.search} is null)`),
     check('alerts_created_via', sql`${t.createdVia} in ('site', 'agent')`),
@@ -679,4 +686,47 @@ export const alertConfirmationsSent = pgTable(
     sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
   (t) => [index('alert_confirmations_sent_email_idx').on(t.emailHash, t.sentAt)],
+);
+
+/**
+ * A person's consent that one registered agent client acts for them (issue 26, "The claim"), in the
+ * manner of RFC 8628: the client starts it (`pending`, 10 minutes), the signed-in person confirms
+ * the user code the agent gave them and approves some of the asked scopes or refuses. An approved
+ * claim stays in force until the person revokes it in /mon-espace; tokens carrying it are checked
+ * against this row at every request. A client has at most one claim in force.
+ */
+export const agentClaims = pgTable(
+  'agent_claims',
+  {
+    /** The claim_id the client polls and the person's page names: 128 random bits, base64url. */
+    id: text('id').primaryKey(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oauthClients.clientId, { onDelete: 'cascade' }),
+    /** SHA-256 of the user code (normalised: letters only, upper case); the code itself is never stored. */
+    userCodeHash: text('user_code_hash').notNull(),
+    /** Space-separated scopes the client asked for, beyond `read`. */
+    requestedScopes: text('requested_scopes').notNull(),
+    status: text('status').notNull().default('pending'),
+    /** Space-separated scopes the person granted (`read` included), once approved. */
+    grantedScopes: text('granted_scopes'),
+    /** The person who decided; null while pending. */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** The token `sub`: opaque, the same for one person and one client, never shown to anyone else. */
+    subject: text('subject'),
+    wrongCodes: integer('wrong_codes').notNull().default(0),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastPolledAt: timestamp('last_polled_at', { withTimezone: true, mode: 'date' }),
+    decidedAt: timestamp('decided_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    check('agent_claims_status', sql`${t.status} in ('pending', 'approved', 'denied')`),
+    // One claim in force per client: the token endpoint finds it by client.
+    uniqueIndex('agent_claims_one_in_force')
+      .on(t.clientId)
+      .where(sql`${t.status} = 'approved' and ${t.revokedAt} is null`),
+    index('agent_claims_user').on(t.userId),
+  ],
 );

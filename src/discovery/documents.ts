@@ -1,3 +1,5 @@
+import { CLAIM_LIFETIME_SECONDS, CLAIM_POLL_INTERVAL_SECONDS } from '../agent-claims/policy.js';
+import { AGENT_SCOPES, SCOPE_DESCRIPTION } from '../agent-claims/scopes.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, READ_SCOPE } from '../auth/policy.js';
 import type { AuthUrls } from '../auth/urls.js';
 
@@ -6,7 +8,10 @@ export const API_CATALOG_PATH = '/.well-known/api-catalog';
 export const API_CATALOG_CONTENT_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
 
 /** RFC 8414 authorization server metadata, with the `agent_auth` block (spec.md §4.6). */
-export function authorizationServerMetadata(urls: AuthUrls) {
+export function authorizationServerMetadata(
+  urls: AuthUrls,
+  options: { claimAvailable: boolean } = { claimAvailable: true },
+) {
   return {
     issuer: urls.issuer,
     // RFC 8414 makes it optional without an authorization-code or implicit grant, but the MCP
@@ -16,7 +21,8 @@ export function authorizationServerMetadata(urls: AuthUrls) {
     token_endpoint: urls.tokenEndpoint,
     registration_endpoint: urls.registrationEndpoint,
     jwks_uri: urls.jwksUri,
-    scopes_supported: [READ_SCOPE],
+    // `alerts` is only ever issued to a client a person claimed, as they granted (`hold`: not yet).
+    scopes_supported: [READ_SCOPE, ...AGENT_SCOPES],
     // Required by RFC 8414 (and by the SDKs' schema); empty: the authorization endpoint serves no
     // response_type, so no client is led into a redirect flow.
     response_types_supported: [],
@@ -25,16 +31,18 @@ export function authorizationServerMetadata(urls: AuthUrls) {
     service_documentation: urls.documentation,
     agent_auth: {
       description:
-        'Optional, anonymous registration for AI agents and other programs. No human identity is asked or kept. Register once (POST registration_endpoint with {"client_name": "…"}), keep the client_id and client_secret, exchange them at token_endpoint (grant_type=client_credentials) for an ES256 access token, and send it as "Authorization: Bearer <token>" on POST /api/mcp.',
+        'Optional, anonymous registration for AI agents and other programs. No human identity is asked for registration or for reading. Register once (POST registration_endpoint with {"client_name": "…"}), keep the client_id and client_secret, exchange them at token_endpoint (grant_type=client_credentials) for an ES256 access token, and send it as "Authorization: Bearer <token>" on POST /api/mcp. A client that should act for one person asks their consent through the claim (see claim).',
       identity_types_supported: ['anonymous'],
       registration_required: false,
       registration_endpoint: urls.registrationEndpoint,
       claim_endpoint: urls.claimEndpoint,
-      claim_available: false,
+      claim_available: options.claimAvailable,
+      ...(options.claimAvailable ? { claim: claimDescription(urls) } : {}),
       credential_type: 'client_secret',
       client_secret_expires: false,
       grant_type: 'client_credentials',
       scopes: [READ_SCOPE],
+      scopes_with_claim: [...AGENT_SCOPES],
       access_token_type: 'at+jwt',
       access_token_lifetime_seconds: ACCESS_TOKEN_LIFETIME_SECONDS,
       protected_resources: [urls.mcpResource],
@@ -49,11 +57,38 @@ export function authorizationServerMetadata(urls: AuthUrls) {
   };
 }
 
+/** How a client comes to act for a person (issue 26), in the manner of RFC 8628. */
+function claimDescription(urls: AuthUrls) {
+  return {
+    description:
+      'Optional. A registered client that should act for one person asks their consent: POST claim_endpoint with its access token (Authorization: Bearer) and scope="alerts" (read is implied; "hold" is not available yet). The answer gives claim_url, a page to give the person, and user_code, to read or show to them; the person signs in on that page with a link emailed to them, types the code, sees what the client may and may never do, and approves (choosing among the asked scopes) or refuses within expires_in seconds. Poll GET claim_endpoint/{claim_id} (same token) no faster than interval seconds until status is approved, denied or expired (it reads revoked once the person withdraws an approval). Then keep using client_credentials: a token asked for with scope="read alerts" carries the person as an opaque, per-client sub (never their email). The person can withdraw the authorisation at any time; the claimed tokens are refused from the next request on (401 invalid_token).',
+    endpoint: urls.claimEndpoint,
+    status_endpoint: `${urls.claimEndpoint}/{claim_id}`,
+    style: 'RFC 8628 device authorization (claim_url, user_code, expires_in, interval, slow_down)',
+    expires_in_seconds: CLAIM_LIFETIME_SECONDS,
+    poll_interval_seconds: CLAIM_POLL_INTERVAL_SECONDS,
+    scopes: Object.fromEntries(AGENT_SCOPES.map((scope) => [scope, SCOPE_DESCRIPTION[scope]])),
+    what_claimed_agents_may_do:
+      'With "alerts": the MCP tool watches and /api/watches (email alerts for the person on a full session or a search; list and remove those they made).',
+    person_approves: ['the user_code the client gave them', 'which of the asked scopes to grant'],
+    one_person_per_client: true,
+    never: [
+      'pay',
+      'book (the person completes every booking on the site)',
+      "see the person's area, reservations, name, email or phone",
+    ],
+    revocation:
+      "By the person, in their area (/mon-espace/agents); effective at the claimed token's next request, on every instance.",
+  };
+}
+
 /** RFC 9728 protected resource metadata for `resource` (the service, or the MCP endpoint). */
 export function protectedResourceMetadata(urls: AuthUrls, resource: string, resourceName: string) {
   return {
     resource,
     authorization_servers: [urls.issuer],
+    // Only `read`: the MCP SDKs ask for exactly these scopes in every token request, and `alerts`
+    // asked by an unclaimed client would be refused (invalid_scope).
     scopes_supported: [READ_SCOPE],
     bearer_methods_supported: ['header'],
     resource_name: resourceName,

@@ -2,6 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransformObject, jsonSchemaTransform as zodJsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { SCOPE_DESCRIPTION } from '../agent-claims/scopes.js';
 import { typedFormOf } from '../catalogue/fields.js';
 import { NOT_RATE_LIMITED } from '../http/rate-limit.js';
 import { finishOpenApi } from './openapi-finish.js';
@@ -69,9 +70,25 @@ export async function registerOpenApi(
           description:
             'Signed event deliveries (Standard Webhooks) for partners and operators: subscriptions, their last deliveries, a test event. Needs an API key.',
         },
+        {
+          name: 'agents',
+          description:
+            'What an agent client does for the person who claimed it (POST /api/oauth/claim), with the scope the person granted: alerts emailed to the person. Never booking, paying, or reading the person’s data.',
+        },
       ],
       components: {
         securitySchemes: {
+          agentToken: {
+            type: 'oauth2',
+            description:
+              'An agent client’s access token (RFC 7591 registration, client_credentials). Scopes beyond `read` are granted by the person who claimed the client.',
+            flows: {
+              clientCredentials: {
+                tokenUrl: `${publicBaseUrl}/api/oauth/token`,
+                scopes: { read: 'Public data.', alerts: SCOPE_DESCRIPTION.alerts },
+              },
+            },
+          },
           apiKey: {
             type: 'http',
             scheme: 'bearer',

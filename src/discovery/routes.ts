@@ -23,7 +23,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
   const { publicBaseUrl: base, platformName, demoCatalogue } = app.config;
   const urls = authUrls(base);
-  const asMetadata = JSON.stringify(authorizationServerMetadata(urls));
+  const asMetadata = JSON.stringify(authorizationServerMetadata(urls, { claimAvailable: app.config.site }));
   const rootPrm = JSON.stringify(protectedResourceMetadata(urls, urls.rootResource, `${platformName} API`));
   const mcpPrm = JSON.stringify(protectedResourceMetadata(urls, urls.mcpResource, `${platformName} MCP server`));
   const catalogue = JSON.stringify(apiCatalog(base));

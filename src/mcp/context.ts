@@ -1,6 +1,7 @@
 import type { ArticleLibrary } from '../articles/articles.js';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import type { Clock } from '../core/clock.js';
+import type { Db } from '../db/connect.js';
 
 /** What the tools read: built once per app, shared by every per-request MCP server. */
 export interface ToolContext {
@@ -10,13 +11,17 @@ export interface ToolContext {
   platformName: string;
   /** The service's public address: the icons' URLs. */
   publicBaseUrl: string;
+  /** The database: the `watches` tool's alerts, for a claimed client's person. */
+  db: Db;
+  /** Whether the service sends email: without it, no alerts. */
+  sendsMail: boolean;
 }
 
 /** A read tool's hints; its title is the tool's own `title` (one title per tool). */
+// destructiveHint and idempotentHint are meaningful only when readOnlyHint is false (MCP's tool
+// annotations): a read-only tool leaves them out, and tools/list is shorter by as much.
 export const READ_ONLY = {
   readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
   openWorldHint: false,
 } as const;
 

@@ -61,7 +61,7 @@ function webRequestOf(request: FastifyRequest, endpoint: string, text: string): 
 function authInfoOf(request: FastifyRequest): AuthInfo | undefined {
   const identity = request.identity;
   return identity.kind === 'client'
-    ? { token: '', clientId: identity.clientId, scopes: [identity.scope], extra: { identity } }
+    ? { token: '', clientId: identity.clientId, scopes: [...identity.scopes], extra: { identity } }
     : undefined;
 }
 

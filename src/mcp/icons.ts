@@ -27,6 +27,8 @@ const ICONS = {
   article: frame(
     '<path d="M2 4h7a3 3 0 0 1 3 3v14a2 2 0 0 0-2-2H2z"/><path d="M22 4h-7a3 3 0 0 0-3 3v14a2 2 0 0 1 2-2h8z"/>',
   ),
+  // A bell: an alert.
+  bell: frame('<path d="M6 16V11a6 6 0 0 1 12 0v5l2 2H4z"/><path d="M10 21h4"/>'),
 } as const;
 
 export type IconName = keyof typeof ICONS;

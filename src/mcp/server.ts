@@ -9,6 +9,7 @@ import { registerCheckAvailability } from './tools/check-availability.js';
 import { registerCheckEligibility } from './tools/check-eligibility.js';
 import { registerGetCentre } from './tools/get-centre.js';
 import { registerSearchStages } from './tools/search-stages.js';
+import { registerWatches } from './tools/watches.js';
 
 export const MCP_SERVER_NAME = 'stages-recup-points';
 
@@ -20,6 +21,7 @@ export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set([
   'list_articles',
   'get_article',
   'check_eligibility',
+  'watches',
 ]);
 
 /**
@@ -27,13 +29,15 @@ export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set([
  * check_availability, the call made just before a person books, whose answer says when it was
  * computed (`checkedAt`): a replayed answer would carry the time of its first computation; and
  * check_eligibility, whose answer depends on the day and what a person told about their licence,
- * which no cache keeps.
+ * which no cache keeps; and watches, whose answer is one claimed client's own and changes what is stored.
  */
 export const MCP_KEPT_TOOLS: ReadonlySet<string> = new Set(
-  [...MCP_TOOL_NAMES].filter((name) => name !== 'check_availability' && name !== 'check_eligibility'),
+  [...MCP_TOOL_NAMES].filter(
+    (name) => name !== 'check_availability' && name !== 'check_eligibility' && name !== 'watches',
+  ),
 );
 
-const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). check_eligibility answers "can I, and by when?" from what the person knows, each rule with its source. The articles are also resources (stages://articles/{slug}, Markdown); stages://sessions/{id} and stages://centres/{idOrSlug} read a session or a centre as those tools do; the prompts find_course and explain_points_recovery start the two usual tasks. All data is public and read-only. Never try to book or pay: give the user the bookingUrl, where they book themselves.`;
+const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). check_eligibility answers "can I, and by when?" from what the person knows, each rule with its source. The articles are also resources (stages://articles/{slug}, Markdown); stages://sessions/{id} and stages://centres/{idOrSlug} read a session or a centre as those tools do; the prompts find_course and explain_points_recovery start the two usual tasks. All data is public and read-only. Never try to book or pay: give the user the bookingUrl, where they book themselves. A client the user claimed (POST /api/oauth/claim) with the "alerts" scope may set email alerts for them with watches; it never sees their email, data or area.`;
 
 /**
  * A fresh MCP server over the shared tool context. The SDK's stateless pattern builds one per
@@ -73,6 +77,7 @@ export function createMcpServer(ctx: ToolContext): McpServer {
   registerGetCentre(server, ctx);
   registerArticleTools(server, ctx);
   registerCheckEligibility(server, ctx);
+  registerWatches(server, ctx);
   registerResources(server, ctx);
   registerPrompts(server, ctx);
   return server;

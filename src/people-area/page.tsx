@@ -1,4 +1,5 @@
 import type { User } from '../accounts/users.js';
+import { PersonAgentsLink } from '../agent-claims/person-agents-page.js';
 import { whatToBring } from '../reservations/bring.js';
 import { CANCELLATION_TERMS_TITLE, CancellationTerms } from '../reservations/cancellation-terms.js';
 import { displayPhone } from '../reservations/phone.js';
@@ -139,6 +140,7 @@ export function PeoplePage(props: PeoplePageProps) {
         <br />
         <a href="/mon-espace/alertes">Mes alertes « Prévenez-moi »</a>
       </p>
+      <PersonAgentsLink />
       {user.memberships.length > 0 ? (
         <p>
           <a href="/espace-centre">Espace centre</a>

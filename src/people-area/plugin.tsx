@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GUARD_REFUSED, registerSignedInArea } from '../accounts/area.js';
 import { PEOPLE_HOME } from '../accounts/sign-in.js';
 import type { User } from '../accounts/users.js';
+import { personAgentsRoutes } from '../agent-claims/person-agents-routes.js';
 import { dateIn } from '../core/clock.js';
 import { UUID } from '../core/uuid.js';
 import { cancelByEmail, reservationsForEmail } from '../reservations/repository.js';
@@ -124,6 +125,7 @@ export async function registerPeopleArea(app: FastifyInstance): Promise<void> {
     });
 
     changeRoutes(app, scope);
+    personAgentsRoutes(app, scope); // /mon-espace/agents: the agents the person authorised, and withdrawing one
     peopleAlertRoutes(scope, app); // /mon-espace/alertes
   });
   await registerPeopleData(app);

@@ -62,7 +62,9 @@ describe('bearer authentication', () => {
   it('identifies the client of a valid token', async () => {
     const res = await probe(`Bearer ${valid}`);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ identity: { kind: 'client', clientId: client.client_id, scope: 'read' } });
+    expect(res.json()).toEqual({
+      identity: { kind: 'client', clientId: client.client_id, scope: 'read', scopes: ['read'] },
+    });
     // The scheme is case-insensitive (RFC 9110 §11.1).
     expect((await probe(`bearer ${valid}`)).statusCode).toBe(200);
   });
@@ -143,9 +145,19 @@ describe('bearer authentication', () => {
     ['no client_id', { client_id: undefined }, /client_id/],
     ['no exp', { exp: undefined }, /exp/],
     ['nbf in the future', { nbf: Math.floor(Date.parse(NOW) / 1000) + 600 }, /not valid yet/],
+    // An agent scope comes only with a person's claim, and a claim only with a person's sub.
+    ['alerts without a claim', { scope: 'read alerts' }, /scope this server does not issue/],
+    ['a claim that is not a claim id', { claim: 'x', sub: 'psn_x' }, /invalid claim member/],
+    ['a claim with the client as sub', { claim: 'AAAAAAAAAAAAAAAAAAAAAA' }, /sub/],
   ])('refuses a correctly signed token with %s', async (_label, change, description) => {
     const token = await sign(key.privateKey, { ...claimsAt(clock.now()), ...change }, { kid: key.kid });
     await expectRefused(`Bearer ${token}`, description);
+  });
+
+  it('refuses a correctly signed token naming a claim that is not in force for its client', async () => {
+    const payload = { ...claimsAt(clock.now(), client.client_id), claim: 'AAAAAAAAAAAAAAAAAAAAAA', sub: 'psn_x' };
+    const token = await sign(key.privateKey, { ...payload, scope: 'read alerts' }, { kid: key.kid });
+    await expectRefused(`Bearer ${token}`, /claim is revoked/);
   });
 
   it.each([['JWT'], ['jwt'], ['application/jwt']])('refuses typ %s', async (typ) => {

@@ -109,7 +109,7 @@ describe('a strict OAuth client, given only the base URL', () => {
     }
     expect(mcpIdentities.length).toBeGreaterThan(0);
     for (const identity of mcpIdentities)
-      expect(identity).toEqual({ kind: 'client', clientId: client.client_id, scope: 'read' });
+      expect(identity).toEqual({ kind: 'client', clientId: client.client_id, scope: 'read', scopes: ['read'] });
   });
 
   it('serves MCP anonymously without a token', async () => {

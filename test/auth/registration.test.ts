@@ -146,15 +146,14 @@ describe('POST /api/oauth/register', () => {
 });
 
 describe('/api/oauth/claim', () => {
-  it('says honestly that claiming is not available yet', async () => {
-    for (const method of ['GET', 'POST'] as const) {
-      const res = await t.app.inject({ method, url: '/api/oauth/claim' });
-      expect(res.statusCode).toBe(501);
-      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      const body = res.json();
-      expect(body).toMatchObject({ status: 501, code: 'claim_not_available' });
-      expect(body.detail).toMatch(/not available yet/);
-      expect(body.detail).toContain('/llms.txt');
-    }
+  // The whole claim flow: test/agent-claims/claim.test.ts.
+  it('is a POST with the client’s token, answered in the OAuth format', async () => {
+    const get = await t.app.inject({ method: 'GET', url: '/api/oauth/claim' });
+    expect(get.statusCode).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+    const anonymous = await t.app.inject({ method: 'POST', url: '/api/oauth/claim' });
+    expect(anonymous.statusCode).toBe(400);
+    expect(anonymous.json().error).toBe('invalid_request');
+    expect(anonymous.headers['www-authenticate']).toBeUndefined();
   });
 });

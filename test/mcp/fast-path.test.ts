@@ -386,7 +386,7 @@ describe('MCP fast path', () => {
     expect(cache.store(candidate(9), 200, headers, body(10, 10))).toBe(false);
   });
 
-  it('keeps only tools that are read-only: every listed tool is, and is named in MCP_TOOL_NAMES', async () => {
+  it('keeps only tools that are read-only: every listed tool is named in MCP_TOOL_NAMES, every kept one read-only', async () => {
     const res = await post(
       t.app,
       { headers: { 'content-type': 'application/json' }, message: { jsonrpc: '2.0', method: 'tools/list' } },
@@ -394,6 +394,11 @@ describe('MCP fast path', () => {
     );
     const tools = JSON.parse(res.body).result.tools as { name: string; annotations?: { readOnlyHint?: boolean } }[];
     expect(tools.map((tool) => tool.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
-    for (const tool of tools) expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+    for (const tool of tools)
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(
+        MCP_KEPT_TOOLS.has(tool.name) || tool.name === 'check_availability' || tool.name === 'check_eligibility',
+      );
+    // watches changes what is stored and answers one claimed client: never kept.
+    expect(MCP_KEPT_TOOLS.has('watches')).toBe(false);
   });
 });

@@ -17,6 +17,7 @@ const TOOL_NAMES = [
   'list_articles',
   'get_article',
   'check_eligibility',
+  'watches',
 ];
 
 // biome-ignore lint/suspicious/noExplicitAny: tool results are inspected structurally
@@ -36,13 +37,18 @@ describe.each(ERAS)('MCP tools with the official client, revision $label', (era)
     expect(client.getProtocolEra()).toBe(pinned ? 'modern' : 'legacy');
   });
 
-  it('lists the six tools, each described, read-only, with input and output schemas', async () => {
+  it('lists the six read tools, each described, read-only, with input and output schemas, and watches', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
-    for (const tool of tools) {
+    // watches writes (a claimed agent's alerts for its person): not read-only, and says who may use it.
+    const watches = tools.find((t) => t.name === 'watches');
+    expect(watches?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: false, idempotentHint: true });
+    expect(watches?.description).toContain('/api/oauth/claim');
+    expect(watches?.inputSchema.additionalProperties).toBe(false);
+    for (const tool of tools.filter((t) => t.name !== 'watches')) {
       expect(tool.title).toBeTruthy();
       expect(tool.description?.length).toBeGreaterThan(100);
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false, idempotentHint: true });
+      expect(tool.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
       for (const [name, prop] of Object.entries(tool.inputSchema.properties ?? {})) {

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { claimOfClient } from '../../agent-claims/claim-in-force.js';
+import { scopeString } from '../../agent-claims/scopes.js';
 import { findClient } from '../clients.js';
 import { OAuthError } from '../oauth-errors.js';
 import { CLIENT_ID_PATTERN, secretMatches } from '../secrets.js';
@@ -20,9 +22,24 @@ export function tokenRoute(app: FastifyInstance, urls: AuthUrls): void {
     // Always compare, even for an unknown client, so both failures take the same time.
     if (!secretMatches(credentials.clientSecret, client?.secretHash) || !client)
       throw invalidClient('Client authentication failed: unknown client or wrong secret.');
-    checkGrant(params);
+    const asked = checkGrant(params);
     const audience = audienceFor(params, app.accessTokens.resources, urls.mcpResource);
-    const token = await app.accessTokens.issue(client.clientId, audience);
+    // A client a person claimed gets tokens that name the person (pairwise `sub`) and the claim;
+    // `hold` and `alerts` only when asked for and granted. No scope asked: "read", as ever.
+    const claim = await claimOfClient(app.database.db, client.clientId);
+    const refused = asked.filter((scope) => !claim?.scopes.includes(scope));
+    if (refused.length > 0)
+      throw new OAuthError(
+        400,
+        'invalid_scope',
+        claim
+          ? `The person who claimed this client did not grant ${refused.join(' and ')}. Start a new claim after they withdraw this one, or ask only for what they granted (${scopeString(claim.scopes)}).`
+          : `"${refused.join(' ')}" needs a person's consent: POST ${urls.claimEndpoint} with this client's token, and have the person approve it. Until then the only scope is "read".`,
+      );
+    const token = await app.accessTokens.issue(client.clientId, audience, {
+      scope: scopeString(asked),
+      ...(claim ? { claim: { claimId: claim.claimId, subject: claim.subject } } : {}),
+    });
     return reply.type('application/json; charset=utf-8').send({
       access_token: token.accessToken,
       token_type: 'Bearer',

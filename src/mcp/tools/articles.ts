@@ -30,7 +30,7 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
       title: 'List articles',
       icons: iconsOf(ctx.publicBaseUrl, 'article'),
       description:
-        'Articles (French) on the rules: who may take a course and how often, probationary licence, 48N letter, when points are credited, prices, cancellation. Filter by topic or words. Use them rather than guessing.',
+        'Articles (French) on the rules: who may take a course, how often, probationary licence, 48N, when points come back, prices. Filter by topic or words. Use them, not guesses.',
       inputSchema: cachedJsonSchema(ListInput),
       outputSchema: cachedJsonSchema(ListOutput),
       annotations: READ_ONLY,
@@ -50,8 +50,7 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
     {
       title: 'Get an article',
       icons: iconsOf(ctx.publicBaseUrl, 'article'),
-      description:
-        'One article (in French) by slug, from list_articles: Markdown body, revision date and legal sources. Cite its sources.',
+      description: 'An article (French) by slug, from list_articles: its Markdown body, revision date and legal sources to cite.',
       inputSchema: cachedJsonSchema(GetInput),
       outputSchema: cachedJsonSchema(ArticleSchema),
       annotations: READ_ONLY,

@@ -28,9 +28,10 @@ export function registerCheckAvailability(server: McpServer, ctx: ToolContext): 
     {
       title: 'Check availability',
       icons: iconsOf(ctx.publicBaseUrl, 'check'),
-      description: `Whether one session can be booked right now: places left, price, status (available, full, past, cancelled), course number and centre. Call it just before sending the user to book: places change. ${BOOKING_HINT}`,
+      description: `Whether a session can be booked now: places left, price, status, centre. Call it just before the user books: places change. ${BOOKING_HINT}`,
       inputSchema: cachedJsonSchema(Input),
-      outputSchema: cachedJsonSchema(SessionAvailabilitySchema, { opaque: ['centre'] }),
+      // The session as a plain object: its fields are the search's sessions', described in the OpenAPI.
+      outputSchema: cachedJsonSchema(SessionAvailabilitySchema, { opaque: ['session'] }),
       annotations: READ_ONLY,
     },
     async ({ sessionId }) => {

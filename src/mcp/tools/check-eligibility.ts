@@ -13,7 +13,7 @@ export function registerCheckEligibility(server: McpServer, ctx: ToolContext): v
       title: 'Check eligibility',
       icons: iconsOf(ctx.publicBaseUrl, 'check'),
       description:
-        'Can a course give points back now, how many, by when (48N), when the next counts: rules[] with sources, uncertain where the law is open; near lists sessions. Not stored. As POST /api/eligibility.',
+        'Can a course give points back now, how many, by when (48N), when the next counts; rules[] with sources, uncertain where the law is. near: sessions. Not stored.',
       inputSchema: cachedJsonSchema(EligibilityInputSchema),
       // Rules and sessions as plain objects: the text block and the REST OpenAPI describe them.
       outputSchema: cachedJsonSchema(EligibilityAnswerSchema, { opaque: ['rules', 'sessions'] }),

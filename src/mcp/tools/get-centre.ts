@@ -65,7 +65,7 @@ export function registerGetCentre(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Get a centre',
       icons: iconsOf(ctx.publicBaseUrl, 'centre'),
-      description: `One approved centre by id or slug (address, department, approval number, page) with its upcoming sessions, those with places left unless includeUnavailable: for other dates at the same place. ${BOOKING_HINT}`,
+      description: `An approved centre by id or slug, with its upcoming sessions (with places, unless includeUnavailable): other dates at the same place. ${BOOKING_HINT}`,
       inputSchema: cachedJsonSchema(Input),
       outputSchema: cachedJsonSchema(Output, { opaque: ['sessions'] }),
       annotations: READ_ONLY,

@@ -171,7 +171,7 @@ describe.each([sdk1, sdk2])('$name with its ClientCredentialsProvider', (sdk) =>
     expect(mcp.length).toBeGreaterThanOrEqual(3);
     for (const e of mcp) {
       expect(e.status).toBeLessThan(300);
-      expect(e.identity).toEqual({ kind: 'client', clientId: credentials.client_id, scope: 'read' });
+      expect(e.identity).toEqual({ kind: 'client', clientId: credentials.client_id, scope: 'read', scopes: ['read'] });
     }
   });
 
@@ -193,7 +193,12 @@ describe.each([sdk1, sdk2])('$name with its ClientCredentialsProvider', (sdk) =>
     );
     expect(seen.indexOf('POST /api/mcp 401')).toBeLessThan(seen.indexOf('POST /api/oauth/token 200'));
     expect(seen.lastIndexOf('POST /api/mcp 200')).toBeGreaterThan(seen.indexOf('POST /api/oauth/token 200'));
-    expect(t.exchanges.at(-1)?.identity).toEqual({ kind: 'client', clientId: credentials.client_id, scope: 'read' });
+    expect(t.exchanges.at(-1)?.identity).toEqual({
+      kind: 'client',
+      clientId: credentials.client_id,
+      scope: 'read',
+      scopes: ['read'],
+    });
   });
 
   it('connects with a stored token the server refuses, and replaces it on the 401', async () => {

@@ -1,0 +1,53 @@
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { Db } from '../db/connect.js';
+import { agentClaims, oauthClients } from '../db/schema.js';
+import { type AgentScope, scopesOf } from './scopes.js';
+
+export interface PersonAgent {
+  claimId: string;
+  clientName: string;
+  scopes: AgentScope[];
+  since: Date;
+}
+
+/** The agents a person lets act for them now, the latest first. */
+export async function agentsOfPerson(db: Db, userId: string): Promise<PersonAgent[]> {
+  const rows = await db
+    .select({
+      claimId: agentClaims.id,
+      clientName: oauthClients.clientName,
+      grantedScopes: agentClaims.grantedScopes,
+      decidedAt: agentClaims.decidedAt,
+      createdAt: agentClaims.createdAt,
+    })
+    .from(agentClaims)
+    .innerJoin(oauthClients, eq(oauthClients.clientId, agentClaims.clientId))
+    .where(and(eq(agentClaims.userId, userId), eq(agentClaims.status, 'approved'), isNull(agentClaims.revokedAt)))
+    .orderBy(desc(agentClaims.decidedAt));
+  return rows.map((row) => ({
+    claimId: row.claimId,
+    clientName: row.clientName,
+    scopes: scopesOf(row.grantedScopes),
+    since: row.decidedAt ?? row.createdAt,
+  }));
+}
+
+/**
+ * The person withdraws an agent's authorisation: true when it was in force and theirs. Its tokens
+ * are refused from the next request on (claimInForce), on every instance.
+ */
+export async function revokeClaim(db: Db, claimId: string, userId: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(agentClaims)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        eq(agentClaims.id, claimId),
+        eq(agentClaims.userId, userId),
+        eq(agentClaims.status, 'approved'),
+        isNull(agentClaims.revokedAt),
+      ),
+    )
+    .returning({ id: agentClaims.id });
+  return rows.length > 0;
+}
