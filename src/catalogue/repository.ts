@@ -61,6 +61,16 @@ const SESSION_SELECT = sql.raw(
    day2::text as day2, start_time as "startTime", end_time as "endTime", price_cents as "priceCents",
    capacity::int as capacity, spots_available::int as "spotsAvailable", status from stage_sessions`,
 );
+// The same columns as one JSON text per row, for reading the whole catalogue: on the embedded
+// database a row of one field crosses from PGlite to JavaScript about twice as fast as eleven typed
+// fields (20,000 sessions: 0.5-0.7 s to 0.3-0.5 s on a cold start), and JSON.parse is cheaper than the
+// drivers' per-field parsers. The values are the same: a date's JSON is its ISO text, smallints are numbers.
+const SESSION_JSON_SELECT = sql.raw(
+  `select json_build_object('id', id::text, 'centreId', centre_id::text, 'courseNumber', course_number,
+   'day1', day1::text, 'day2', day2::text, 'startTime', start_time, 'endTime', end_time,
+   'priceCents', price_cents, 'capacity', capacity::int, 'spotsAvailable', spots_available::int,
+   'status', status)::text as j from stage_sessions`,
+);
 // The read model's order (compareSessions): byte order on the texts, uuid order on ids. The
 // columns are the table's, not the select's text casts of the same names, so that the index of
 // that order (stage_sessions_order_idx) is read instead of every session sorted.
@@ -78,12 +88,12 @@ export async function loadCatalogue(db: Db): Promise<StoredCatalogue> {
       // Often the same turn as the change log's read that asked for this reload.
       await nextPage();
       const centreRows = await tx.select(centreColumns).from(centres).where(publicCentre);
-      await tx.execute(sql`declare catalogue_sessions no scroll cursor for ${SESSION_SELECT} ${SESSION_ORDER}`);
+      await tx.execute(sql`declare catalogue_sessions no scroll cursor for ${SESSION_JSON_SELECT} ${SESSION_ORDER}`);
       const sessionRows: SessionRecord[] = [];
       for (;;) {
         await nextPage();
-        const page = rowsOf<SessionRecord>(await tx.execute(sql.raw(`fetch ${PAGE} from catalogue_sessions`)));
-        for (const row of page) sessionRows.push(row);
+        const page = rowsOf<{ j: string }>(await tx.execute(sql.raw(`fetch ${PAGE} from catalogue_sessions`)));
+        for (const row of page) sessionRows.push(JSON.parse(row.j) as SessionRecord);
         if (page.length < PAGE) break;
       }
       await tx.execute(sql`close catalogue_sessions`);
@@ -176,6 +186,32 @@ export async function countCentres(db: Db): Promise<number> {
   return row?.n ?? 0;
 }
 
+// The records of a replacement go in as one JSON text per statement, read by json_to_recordset:
+// a statement of thousands of bound parameters costs more to build and bind than its rows to
+// write (the demo's 20,000 sessions in PGlite: 3.9 s with 1,000-row multi-value inserts, 1.6 s so).
+// The record's keys are its property names; an absent key reads as null, hence the defaults.
+const SESSION_INSERT_BATCH = 5000;
+const INSERT_CENTRES = sql.raw(
+  `insert into centres (id, slug, name, address, city, postal_code, dept_code, lat, lng, agrement_number,
+   email, phone, approved_on, cancellation_terms)
+   select id, slug, name, address, city, "postalCode", "deptCode", lat, lng, "agrementNumber",
+   email, phone, "approvedOn", "cancellationTerms"`,
+);
+const CENTRE_RECORD = sql.raw(
+  `x(id uuid, slug text, name text, address text, city text, "postalCode" text, "deptCode" text, lat float8,
+   lng float8, "agrementNumber" text, email text, phone text, "approvedOn" date, "cancellationTerms" text)`,
+);
+const INSERT_SESSIONS = sql.raw(
+  `insert into stage_sessions (id, centre_id, course_number, day1, day2, start_time, end_time, price_cents,
+   capacity, spots_available, status)
+   select id, "centreId", "courseNumber", day1, day2, "startTime", "endTime", "priceCents",
+   capacity, "spotsAvailable", coalesce(status, 'scheduled')`,
+);
+const SESSION_RECORD = sql.raw(
+  `x(id uuid, "centreId" uuid, "courseNumber" text, day1 date, day2 date, "startTime" text, "endTime" text,
+   "priceCents" int, capacity int, "spotsAvailable" int, status text)`,
+);
+
 /**
  * Replaces the whole catalogue in one transaction: readers see the old one or the new one.
  * With `onlyIfEmpty`, does nothing (and returns false) when another writer got there first.
@@ -197,10 +233,12 @@ export async function replaceCatalogue(
     await tx.delete(stageSessions);
     await tx.delete(centres);
     for (let i = 0; i < data.centres.length; i += INSERT_BATCH) {
-      await tx.insert(centres).values(data.centres.slice(i, i + INSERT_BATCH));
+      await tx.execute(sql`${INSERT_CENTRES} from json_to_recordset(${JSON.stringify(data.centres.slice(i, i + INSERT_BATCH))}::json)
+        as ${CENTRE_RECORD}`);
     }
-    for (let i = 0; i < data.sessions.length; i += INSERT_BATCH) {
-      await tx.insert(stageSessions).values(data.sessions.slice(i, i + INSERT_BATCH));
+    for (let i = 0; i < data.sessions.length; i += SESSION_INSERT_BATCH) {
+      await tx.execute(sql`${INSERT_SESSIONS} from json_to_recordset(${JSON.stringify(data.sessions.slice(i, i + SESSION_INSERT_BATCH))}::json)
+        as ${SESSION_RECORD}`);
     }
     return true;
   });

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 /** A small text file sent with an email (a reservation's calendar file). */
 export interface MailAttachment {
@@ -39,7 +39,13 @@ const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTim
 
 /** Sends through the SMTP server of SMTP_URL (nodemailer), from MAIL_FROM. Plain text only. */
 export function smtpMailer(smtpUrl: string, from: string): Mailer {
-  const transport = nodemailer.createTransport(smtpUrl, { from, ...TIMEOUTS });
+  // Nodemailer loads with the first email, not at start (about 90 ms and 10 MB of a start that may
+  // send none); SMTP_URL's form is checked by the configuration before.
+  let transport: Promise<Transporter> | undefined;
+  const open = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport(smtpUrl, { from, ...TIMEOUTS }),
+    ));
   return {
     async send(mail) {
       const attachments = mail.attachments?.map((a) => ({
@@ -47,7 +53,7 @@ export function smtpMailer(smtpUrl: string, from: string): Mailer {
         contentType: a.contentType,
         content: a.content,
       }));
-      await transport.sendMail({
+      await (await open()).sendMail({
         from,
         to: mail.to,
         subject: mail.subject,
@@ -56,6 +62,11 @@ export function smtpMailer(smtpUrl: string, from: string): Mailer {
         ...(mail.headers ? { headers: mail.headers } : {}),
       });
     },
-    close: () => transport.close(),
+    // A transport that never opened has nothing to close (and its failure was a send's to report).
+    close: () =>
+      void transport?.then(
+        (t) => t.close(),
+        () => undefined,
+      ),
   };
 }
