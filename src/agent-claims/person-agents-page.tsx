@@ -1,5 +1,6 @@
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { Notices } from '../web/notices.js';
 import type { PersonAgent } from './person-agents.js';
 import { PEOPLE_AGENTS_LINK_TEXT, PERSON_AGENTS_PATH } from './policy.js';
 import { SCOPE_LABEL } from './scopes.js';
@@ -27,15 +28,7 @@ export function PersonAgentsPage(props: PersonAgentsPageProps) {
       <p>
         <a href="/mon-espace">Retour à mes réservations</a>
       </p>
-      {props.problem ? (
-        <p class="notice" role="alert">
-          {props.problem}
-        </p>
-      ) : props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notices problem={props.problem} notice={props.notice} />
       <p>
         Un assistant autorisé ne peut jamais payer, réserver à votre place, ni voir votre espace ou vos coordonnées.
         Retirer son autorisation prend effet aussitôt.

@@ -2,6 +2,7 @@ import { dateIn } from '../core/clock.js';
 import type { ReservationView } from '../reservations/reservation-view.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { Notices } from '../web/notices.js';
 import { editPath } from './edit-session-page.js';
 import type { AreaSession } from './repository.js';
 import type { TrainersForm } from './trainers.js';
@@ -51,15 +52,7 @@ export function BookingsPage(props: {
           Modifier le prix, les horaires, la taille du groupe, la déclaration ou les animateurs
         </a>
       </p>
-      {props.problem ? (
-        <p class="notice" role="alert">
-          {props.problem}
-        </p>
-      ) : props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notices problem={props.problem} notice={props.notice} />
       <nav aria-label="Suivi du stage">
         <ul>
           <li>

@@ -4,6 +4,7 @@ import { CANCELLATION_TERMS_MAX } from '../admin/schemas.js';
 import { DEFAULT_CANCELLATION_TERMS } from '../reservations/cancellation-terms.js';
 import { described, Field, type FieldError, FieldMessage } from '../web/field.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { Notices } from '../web/notices.js';
 
 /** The fields of the details form, as typed (text), by the admin API's names. */
 export interface DetailsValues {
@@ -60,15 +61,7 @@ export function DetailsPage(props: DetailsPageProps) {
         <a href="/espace-centre">← Espace centre</a>
       </p>
       <h1>Coordonnées de {m.centreName}</h1>
-      {props.problem ? (
-        <p class="notice" role="alert">
-          {props.problem}
-        </p>
-      ) : props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notices problem={props.problem} notice={props.notice} />
       <p>
         Elles sont servies aussitôt partout : la page du centre, l’API et les agents. L’e-mail reçoit les avis de
         réservation et n’est jamais publié ; le téléphone est donné aux personnes qui réservent.

@@ -4,6 +4,7 @@ import type { ApiKeyListing } from '../admin/api-keys.js';
 import { METROPOLITAN_TIME_ZONE } from '../core/clock.js';
 import { Field, type FieldError } from '../web/field.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { Notices } from '../web/notices.js';
 
 export const keysPath = (centreId: string) => `/espace-centre/centres/${centreId}/cles`;
 
@@ -49,15 +50,7 @@ export function KeysPage(props: KeysPageProps) {
         <a href="/espace-centre">← Espace centre</a>
       </p>
       <h1>Clés d’API de {m.centreName}</h1>
-      {props.problem ? (
-        <p class="notice" role="alert">
-          {props.problem}
-        </p>
-      ) : props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notices problem={props.problem} notice={props.notice} />
       <p>
         Une clé permet à votre logiciel de tenir à jour les stages et les places de ce centre, et seulement de ce
         centre, par l’API partenaire (<code>Authorization: Bearer sk_…</code>). Voir la{' '}

@@ -2,6 +2,7 @@ import type { Membership, User } from '../accounts/users.js';
 import { formatPrice } from '../catalogue/price.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { Notices } from '../web/notices.js';
 import { type AreaPart, may } from './access.js';
 import { detailsPath } from './details-page.js';
 import { editPath } from './edit-session-page.js';
@@ -35,15 +36,7 @@ export function DashboardPage(props: DashboardProps) {
         Connecté : {user.email}. <SignOut formToken={props.formToken} label="Se déconnecter" /> ·{' '}
         <SignOut formToken={props.formToken} label="Se déconnecter partout" everywhere />
       </p>
-      {props.problem ? (
-        <p class="notice" role="alert">
-          {props.problem}
-        </p>
-      ) : props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notices problem={props.problem} notice={props.notice} />
       {user.admin ? (
         <p>
           <a href="/administration">Administration du service</a> (exploitant)

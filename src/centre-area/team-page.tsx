@@ -4,6 +4,7 @@ import { dateIn } from '../core/clock.js';
 import { Field, type FieldError } from '../web/field.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { Notices } from '../web/notices.js';
 
 export const teamPath = (centreId: string) => `/espace-centre/centres/${centreId}/equipe`;
 
@@ -34,15 +35,7 @@ export function TeamPage(props: TeamPageProps) {
         <a href="/espace-centre">← Espace centre</a>
       </p>
       <h1>Équipe de {m.centreName}</h1>
-      {props.problem ? (
-        <p class="notice" role="alert">
-          {props.problem}
-        </p>
-      ) : props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notices problem={props.problem} notice={props.notice} />
       <p>
         L’équipe tient à jour les stages, leurs places et leurs réservations. L’équipe, les clés d’API, les webhooks et
         les coordonnées du centre sont réservés aux responsables. Un responsable est nommé par l’exploitant du service

@@ -3,6 +3,7 @@ import type { Membership } from '../accounts/users.js';
 import { METROPOLITAN_TIME_ZONE } from '../core/clock.js';
 import { described, type FieldError, FieldMessage } from '../web/field.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { Notices } from '../web/notices.js';
 import { TEST_EVENT, WEBHOOK_EVENTS, type WebhookEventType } from '../webhooks/events.js';
 import type { DeliveryRow, SubscriptionRow } from '../webhooks/subscriptions.js';
 
@@ -60,15 +61,7 @@ export function WebhooksPage(props: WebhooksPageProps) {
         Un webhook envoie chaque événement de votre centre (réservations, changements de stage) à l’adresse de votre
         logiciel, signé selon Standard Webhooks. Voir la <a href="/docs">documentation de l’API</a>.
       </p>
-      {props.problem ? (
-        <p class="notice" role="alert">
-          {props.problem}
-        </p>
-      ) : props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notices problem={props.problem} notice={props.notice} />
       {props.created ? (
         <section class="notice" aria-labelledby="secret-title">
           <h2 id="secret-title">Webhook ajouté : sa clé de signature</h2>

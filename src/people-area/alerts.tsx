@@ -9,6 +9,7 @@ import { UUID } from '../core/uuid.js';
 import { ErrorPage } from '../web/error-page.js';
 import { frenchDate } from '../web/format.js';
 import { Layout, type SiteInfo, siteInfo } from '../web/layout.js';
+import { Notices } from '../web/notices.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
 
@@ -48,15 +49,7 @@ function MyAlertsPage(props: {
       <p>
         <a href="/mon-espace">Mes réservations</a>
       </p>
-      {props.problem ? (
-        <p class="notice" role="alert">
-          {props.problem}
-        </p>
-      ) : props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notices problem={props.problem} notice={props.notice} />
       {props.alerts.length === 0 ? (
         <p>
           Aucune alerte en cours pour cette adresse. Sur la page d’un stage complet, ou sous les résultats d’une

@@ -6,6 +6,7 @@ import { displayPhone } from '../reservations/phone.js';
 import type { PersonReservation } from '../reservations/repository.js';
 import { frenchDate, frenchTime, zoneNote } from '../web/format.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { Notices } from '../web/notices.js';
 
 /** One of the person's reservations as the page shows it: whether it is ahead, and if it can be cancelled or moved. */
 export interface ListedReservation {
@@ -126,15 +127,7 @@ export function PeoplePage(props: PeoplePageProps) {
           </button>
         </form>
       </div>
-      {props.problem ? (
-        <p class="notice" role="alert">
-          {props.problem}
-        </p>
-      ) : props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notices problem={props.problem} notice={props.notice} />
       <p>
         <a href="/mon-espace/donnees">Mes données</a> : les voir, les télécharger ou les supprimer
         <br />

@@ -6,6 +6,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { expect } from 'vitest';
 import { buildTestApp, frozenClock, type TestApp } from './app.js';
 import { FIXTURE_CATALOGUE, FIXTURE_NOW } from './fixtures.js';
+import { startSmtpServer, type TestSmtpServer } from './smtp.js';
 
 /*
  * Headless Debian Chromium driven by playwright-core (Playwright's own browser download cannot
@@ -126,4 +127,36 @@ export async function checkPage(page: Page, axe: BrowserContext, name: string): 
   expect(await seriousViolations(copy), name).toEqual([]);
   await copy.close();
   await screenshot(page, name);
+}
+
+/** A person's phone against the fixture service with an SMTP server of its own, as the people's tests use it. */
+export interface PhoneWithMail {
+  t: TestApp;
+  base: string;
+  smtp: TestSmtpServer;
+  page: Page;
+  /** axe on the page as it stands (no serious or critical violation), then a screenshot named `name`. */
+  check(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The listening fixture service (emails to a test SMTP server), Chromium, a phone-sized page. */
+export async function phoneWithMail(): Promise<PhoneWithMail> {
+  const smtp = await startSmtpServer();
+  const { t, base } = await listeningFixtureApp({ SMTP_URL: smtp.url });
+  const browser = await launchChromium();
+  const contexts = await phoneContexts(browser);
+  const page = await contexts.phone.newPage();
+  return {
+    t,
+    base,
+    smtp,
+    page,
+    check: (name) => checkPage(page, contexts.axe, name),
+    async close() {
+      await browser.close();
+      await t.close();
+      await smtp.close();
+    },
+  };
 }

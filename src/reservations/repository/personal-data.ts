@@ -10,6 +10,7 @@ import {
 } from '../../db/schema.js';
 import type { Tx } from '../../db/write.js';
 import { emailKey } from '../form.js';
+import { PURGED } from './purge.js';
 
 /** A reservation as the person's data export gives it: what they typed, and what became of it. */
 export interface ReservationData {
@@ -105,23 +106,7 @@ export async function eraseReservationsOf(tx: Tx, email: string): Promise<{ eras
   // …then every other.
   const erased = await tx
     .update(reservations)
-    .set({
-      firstName: null,
-      lastName: null,
-      email: null,
-      emailKey: null,
-      phone: null,
-      browserHash: null,
-      // As the purge does: the reference in mailboxes leads to nobody, times are kept to the day.
-      reference: sql`'X-' || ${reservations.id}::text`,
-      consentAt: sql`date_trunc('day', ${reservations.consentAt})`,
-      createdAt: sql`date_trunc('day', ${reservations.createdAt})`,
-      confirmedAt: sql`date_trunc('day', ${reservations.confirmedAt})`,
-      cancelledAt: sql`date_trunc('day', ${reservations.cancelledAt})`,
-      changedAt: sql`date_trunc('day', ${reservations.changedAt})`,
-      purgedAt: sql`date_trunc('day', now())`,
-      updatedAt: sql`date_trunc('day', now())`,
-    })
+    .set(PURGED)
     .where(eq(reservations.emailKey, key))
     .returning({ id: reservations.id });
   const ids = [...kept, ...erased].map((r) => r.id);

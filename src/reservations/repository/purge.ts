@@ -3,6 +3,28 @@ import type { Db } from '../../db/connect.js';
 import { attendance, reservationLinks, reservations, sessionFollowUp, stageSessions } from '../../db/schema.js';
 
 /**
+ * What a purged reservation becomes: nothing that names or reaches the person. The reference is in
+ * the person's and the centre's mailboxes: it must lead to nobody now. Times are kept to the day,
+ * enough for counts and not a fingerprint. The person's own erasure ("Mes données") sets the same.
+ */
+export const PURGED = {
+  firstName: null,
+  lastName: null,
+  email: null,
+  emailKey: null,
+  phone: null,
+  browserHash: null,
+  reference: sql`'X-' || ${reservations.id}::text`,
+  consentAt: sql`date_trunc('day', ${reservations.consentAt})`,
+  createdAt: sql`date_trunc('day', ${reservations.createdAt})`,
+  confirmedAt: sql`date_trunc('day', ${reservations.confirmedAt})`,
+  cancelledAt: sql`date_trunc('day', ${reservations.cancelledAt})`,
+  changedAt: sql`date_trunc('day', ${reservations.changedAt})`,
+  purgedAt: sql`date_trunc('day', now())`,
+  updatedAt: sql`date_trunc('day', now())`,
+};
+
+/**
  * Erases the personal data of reservations whose session ended before `before` (its second day
  * is earlier): names, email, phone and the browser hash are set to null and the private links
  * deleted. Status, reason, dates and presence marks stay, so counts remain. Returns how many were
@@ -54,24 +76,7 @@ export async function purgePersonalData(
       .where(and(inArray(reservations.sessionId, held), isNull(reservations.purgedAt)));
     const erased = await tx
       .update(reservations)
-      .set({
-        firstName: null,
-        lastName: null,
-        email: null,
-        emailKey: null,
-        phone: null,
-        browserHash: null,
-        // The reference is in the person's and the centre's mailboxes: it must lead to nobody now.
-        // Times are kept to the day, enough for counts and not a fingerprint.
-        reference: sql`'X-' || ${reservations.id}::text`,
-        consentAt: sql`date_trunc('day', ${reservations.consentAt})`,
-        createdAt: sql`date_trunc('day', ${reservations.createdAt})`,
-        confirmedAt: sql`date_trunc('day', ${reservations.confirmedAt})`,
-        cancelledAt: sql`date_trunc('day', ${reservations.cancelledAt})`,
-        changedAt: sql`date_trunc('day', ${reservations.changedAt})`,
-        purgedAt: sql`date_trunc('day', now())`,
-        updatedAt: sql`date_trunc('day', now())`,
-      })
+      .set(PURGED)
       .where(and(inArray(reservations.sessionId, ended), sql`${reservations.purgedAt} is null`))
       .returning({ id: reservations.id });
     const ids = erased.map((r) => r.id);

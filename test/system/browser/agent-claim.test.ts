@@ -1,34 +1,25 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
-import { checkPage, launchChromium, listeningFixtureApp, phoneContexts } from '../../helpers/browser.js';
-import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js';
+import { type PhoneWithMail, phoneWithMail } from '../../helpers/browser.js';
+import type { TestSmtpServer } from '../../helpers/smtp.js';
 
 // An agent asks a person's consent (issue 26, the claim); the person answers on a phone,
 // JavaScript off: the claim's page, the emailed sign-in and back, the code, the approval, then
 // their list of agents and the withdrawal.
+let phone: PhoneWithMail;
 let t: TestApp;
 let base: string;
 let smtp: TestSmtpServer;
-let browser: Browser;
 let page: Page;
-let axeContext: BrowserContext;
 
 beforeAll(async () => {
-  smtp = await startSmtpServer();
-  ({ t, base } = await listeningFixtureApp({ SMTP_URL: smtp.url }));
-  browser = await launchChromium();
-  const contexts = await phoneContexts(browser);
-  page = await contexts.phone.newPage();
-  axeContext = contexts.axe;
+  phone = await phoneWithMail();
+  ({ t, base, smtp, page } = phone);
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await smtp?.close();
-});
+afterAll(() => phone?.close());
 
-const check = (name: string) => checkPage(page, axeContext, name);
+const check = (name: string) => phone.check(name);
 
 /** What an agent does: register, get a token, start a claim. */
 async function agentStartsClaim(): Promise<{ claim_url: string; user_code: string; token: string; claim_id: string }> {

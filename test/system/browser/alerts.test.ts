@@ -1,34 +1,25 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
-import { checkPage, launchChromium, listeningFixtureApp, phoneContexts } from '../../helpers/browser.js';
+import { type PhoneWithMail, phoneWithMail } from '../../helpers/browser.js';
 import { SESSIONS } from '../../helpers/fixtures.js';
-import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js';
+import type { TestSmtpServer } from '../../helpers/smtp.js';
 
 // A person on a phone, JavaScript off, finds a full session, asks to be told when a place frees
 // up, and confirms from the email; then stops the alert from the email's link.
+let phone: PhoneWithMail;
 let t: TestApp;
 let base: string;
 let smtp: TestSmtpServer;
-let browser: Browser;
 let page: Page;
-let axeContext: BrowserContext;
 
 beforeAll(async () => {
-  smtp = await startSmtpServer();
-  ({ t, base } = await listeningFixtureApp({ SMTP_URL: smtp.url }));
-  browser = await launchChromium();
-  const contexts = await phoneContexts(browser);
-  page = await contexts.phone.newPage();
-  axeContext = contexts.axe;
+  phone = await phoneWithMail();
+  ({ t, base, smtp, page } = phone);
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await smtp?.close();
-});
+afterAll(() => phone?.close());
 
-const check = (name: string) => checkPage(page, axeContext, name);
+const check = (name: string) => phone.check(name);
 
 describe('"Prévenez-moi" on a phone, in Chromium', () => {
   it('asks on a full session’s page, confirms from the email, and stops from its link', {

@@ -1,35 +1,26 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../helpers/app.js';
 import { openForm, PERSON, placesLeft, privatePath, submit } from '../../helpers/booking.js';
-import { checkPage, launchChromium, listeningFixtureApp, phoneContexts } from '../../helpers/browser.js';
+import { type PhoneWithMail, phoneWithMail } from '../../helpers/browser.js';
 import { SESSIONS } from '../../helpers/fixtures.js';
-import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js';
+import type { TestSmtpServer } from '../../helpers/smtp.js';
 
 // A person who booked twice comes back on a phone, JavaScript off: from the reservation's page to
 // the sign-in, the emailed link, their reservations, and a cancellation.
+let phone: PhoneWithMail;
 let t: TestApp;
 let base: string;
 let smtp: TestSmtpServer;
-let browser: Browser;
 let page: Page;
-let axeContext: BrowserContext;
 
 beforeAll(async () => {
-  smtp = await startSmtpServer();
-  ({ t, base } = await listeningFixtureApp({ SMTP_URL: smtp.url }));
-  browser = await launchChromium();
-  const contexts = await phoneContexts(browser);
-  page = await contexts.phone.newPage();
-  axeContext = contexts.axe;
+  phone = await phoneWithMail();
+  ({ t, base, smtp, page } = phone);
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await smtp?.close();
-});
+afterAll(() => phone?.close());
 
-const check = (name: string) => checkPage(page, axeContext, name);
+const check = (name: string) => phone.check(name);
 
 async function book(sessionId: string, reason: string) {
   const form = await openForm(t.app, `/stages/${sessionId}`);
