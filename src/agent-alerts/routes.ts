@@ -117,6 +117,8 @@ export const watchRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'deleteWatch',
         summary: 'End one of this client’s alerts',
+        description:
+          'Ends an alert this client made under its claim (an `id` from `GET /api/watches`): the person gets no more email for it. Another client’s or another claim’s alert, or one already ended, is a 404. Needs a claimed token with `alerts`.',
         tags: ['agents'],
         security: [{ agentToken: ['alerts'] }],
         params: Params,
