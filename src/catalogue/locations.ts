@@ -1,5 +1,5 @@
 import { arrondissementNamed, type Commune, communeLabel, geography, locationKey } from './location-index.js';
-import { type PlaceCandidate, readPlace } from './place-names.js';
+import { communesNamedFrom, type PlaceCandidate, readPlace } from './place-names.js';
 
 /*
  * What a search makes of a location as written: where `near` measures from (resolveOrigin), what
@@ -97,10 +97,7 @@ export function resolveCommune(text: string, field: string): { commune: Commune;
       reading.candidates,
     );
   }
-  const key = locationKey(trimmed);
-  const close = [...g.byName.entries()]
-    .filter(([k]) => k.startsWith(key))
-    .flatMap(([, list]) => list)
+  const close = communesNamedFrom(locationKey(trimmed))
     .sort((a, b) => b.population - a.population)
     .slice(0, 5)
     .map(communeLabel);

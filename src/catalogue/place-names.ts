@@ -149,7 +149,11 @@ function names(): NameIndex {
  * ("Clermont" for Clermont-Ferrand, "Aix" for Aix-en-Provence).
  */
 function longerNames(name: string): Commune[] {
-  const prefix = `${name} `;
+  return communesNamedFrom(`${name} `);
+}
+
+/** The communes whose folded name begins with `prefix`, found by a binary search of the sorted names. */
+export function communesNamedFrom(prefix: string): Commune[] {
   const { sorted } = names();
   let lo = 0;
   let hi = sorted.length;
