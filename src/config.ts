@@ -97,6 +97,7 @@ const EnvSchema = z
     MCP_ANSWER_CACHE: z.enum(['on', 'off'], { error: 'MCP_ANSWER_CACHE must be on or off' }).default('on'),
     RATE_LIMIT_WINDOW_SECONDS: positiveInt('RATE_LIMIT_WINDOW_SECONDS').default(60),
     RATE_LIMIT_ANONYMOUS: positiveInt('RATE_LIMIT_ANONYMOUS').default(60),
+    RATE_LIMIT_PAGES: positiveInt('RATE_LIMIT_PAGES').default(1800),
     RATE_LIMIT_AUTHENTICATED: positiveInt('RATE_LIMIT_AUTHENTICATED').default(600),
     RATE_LIMIT_TOKEN: positiveInt('RATE_LIMIT_TOKEN').default(20),
     RATE_LIMIT_ADMIN: positiveInt('RATE_LIMIT_ADMIN').default(1200),
@@ -231,6 +232,8 @@ const EnvSchema = z
         enabled: env.RATE_LIMIT === 'on',
         windowMs: env.RATE_LIMIT_WINDOW_SECONDS * 1000,
         anonymous: env.RATE_LIMIT_ANONYMOUS,
+        /** The site's pages (GET and HEAD outside /api/) per address per window: a tier of their own. */
+        pages: env.RATE_LIMIT_PAGES,
         authenticated: env.RATE_LIMIT_AUTHENTICATED,
         token: env.RATE_LIMIT_TOKEN,
         /** Requests per window for each operator or partner API key on /api/admin/*. */

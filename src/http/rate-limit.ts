@@ -72,12 +72,23 @@ declare module 'fastify' {
 export const BREAKER_THRESHOLD = 5;
 const BREAKER_OPEN_MS = 2000;
 
-/** The bucket of a request: its client when it presented a valid token, else its address. */
+/**
+ * The bucket of a request: its client when it presented a valid token, else its address — in the
+ * pages tier for the site's pages (a GET or HEAD outside /api/), in the API's otherwise.
+ */
 function bucket(request: FastifyRequest): string {
   const identity = request.identity;
   if (identity?.kind === 'client') return `client:${identity.clientId}`;
   if (identity?.kind === 'apiKey') return `key:${identity.keyId}`;
-  return addressBucket(request);
+  return isPageRequest(request) ? `page-${addressBucket(request)}` : addressBucket(request);
+}
+
+/**
+ * A visit of the site: a search engine walking the sitemap, or many people behind one address,
+ * read tens of pages a second, far more than the API's anonymous budget (RATE_LIMIT_PAGES).
+ */
+function isPageRequest(request: FastifyRequest): boolean {
+  return (request.method === 'GET' || request.method === 'HEAD') && !request.url.startsWith('/api/');
 }
 
 /** The anonymous bucket of a request's address. IPv6 clients usually hold a whole /64: one address. */
@@ -284,7 +295,13 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     timeWindow: settings.windowMs,
     keyGenerator: bucket,
     max: (_request, key) =>
-      key.startsWith('client:') ? settings.authenticated : key.startsWith('key:') ? settings.admin : settings.anonymous,
+      key.startsWith('client:')
+        ? settings.authenticated
+        : key.startsWith('key:')
+          ? settings.admin
+          : key.startsWith('page-')
+            ? settings.pages
+            : settings.anonymous,
     allowList: (request) => request.method === 'OPTIONS',
     // RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (IETF draft) and Retry-After.
     enableDraftSpec: true,

@@ -180,6 +180,25 @@ describe('rate limits', () => {
     expect(doc.body).toMatch(/Authorization: Bearer/);
   });
 
+  it('gives the site’s pages a budget of their own per address, apart from the API’s, and still stops a flood', async () => {
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_PAGES: '5' });
+    const page = (url: string) =>
+      t?.app.inject({ url, remoteAddress: '198.51.100.20', headers: { accept: 'text/html,*/*;q=0.8' } });
+    // A crawler walking the pages does not spend the API's budget, nor the other way round.
+    for (const url of ['/', '/departements/69', '/articles', '/', '/departements/13'])
+      expect((await page(url))?.statusCode).toBe(200);
+    expect((await stages(t.app, '198.51.100.20')).statusCode).toBe(200);
+    const flood = await page('/');
+    expect(flood?.statusCode).toBe(429);
+    expect(flood?.headers['content-type']).toMatch(/^text\/html/);
+    expect(flood?.headers['retry-after']).toBeDefined();
+    expect(flood?.body).toContain('Trop de requêtes'); // a browser gets a page it can read
+    // The API's budget was spent by its own request only; another address's pages are untouched.
+    expect((await stages(t.app, '198.51.100.20')).statusCode).toBe(200);
+    expect((await stages(t.app, '198.51.100.20')).statusCode).toBe(429);
+    expect((await t.app.inject({ url: '/', remoteAddress: '198.51.100.21' })).statusCode).toBe(200);
+  });
+
   it('does not charge the handshake notification nor the GET probe of older clients', async () => {
     t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '2' });
     const post = (body: unknown) =>
