@@ -5,8 +5,6 @@ import { Layout, type SiteInfo } from '../web/layout.js';
 export const ALERT_FORM_PATH = '/alertes';
 
 export interface AlertFormProps {
-  /** The site's anti-forgery token (the page cache puts the visitor's own in its slot). */
-  formToken: string;
   /** What the alert watches, as hidden fields: `sessionId`, or the search's filters. */
   fields: Record<string, string>;
   email?: string | undefined;
@@ -33,7 +31,6 @@ export function AlertForm(props: AlertFormProps) {
         Au plus un e-mail toutes les 6 heures. Premier arrivé, premier servi : l’e-mail ne réserve pas de place.
       </p>
       <form method="post" action={ALERT_FORM_PATH} noValidate>
-        <input type="hidden" name="formToken" value={props.formToken} />
         {Object.entries(props.fields).map(([name, value]) => (
           <input type="hidden" name={name} value={value} />
         ))}

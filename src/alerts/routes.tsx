@@ -76,19 +76,8 @@ export function alertRoutes(scope: FastifyInstance, deps: { app: FastifyInstance
         ? `les nouveaux stages ${searchInWords(criteria.search)}`
         : undefined;
     const again = (status: number, extra: { notice?: string; error?: { field: string; message: string } }) =>
-      page(
-        reply,
-        status,
-        <AlertFormPage
-          site={site}
-          formToken={guard.tokenFor(request, reply)}
-          fields={fields}
-          email={typed}
-          about={about}
-          {...extra}
-        />,
-      );
-    if (guard.check(request, form.formToken) !== 'ok') return again(403, { notice: GUARD_REFUSED });
+      page(reply, status, <AlertFormPage site={site} fields={fields} email={typed} about={about} {...extra} />);
+    if (!guard.fromThisSite(request)) return again(403, { notice: GUARD_REFUSED });
     if (!criteria)
       return page(
         reply,

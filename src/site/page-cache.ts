@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
 import { startTurns } from '../catalogue/start-turns.js';
 import { LruCache, stringBytes } from '../core/lru-cache.js';
 import { discoveryLinks } from '../discovery/links.js';
 import { siteErrorPage } from '../web/error-page.js';
-import type { FormGuard } from '../web/form-guard.js';
 import type { SiteInfo } from '../web/layout.js';
 import { HTML_CONTENT_TYPE } from '../web/render.js';
 import { MARKDOWN_CONTENT_TYPE, pageMarkdown, prefersMarkdown } from './markdown.js';
@@ -19,15 +17,17 @@ import { MARKDOWN_CONTENT_TYPE, pageMarkdown, prefersMarkdown } from './markdown
 export interface CachedPage {
   status: number;
   body: Buffer;
-  /** Where the visitor's form token goes (the byte offset of FORM_TOKEN_SLOT), when the page has a form. */
-  slot?: number | undefined;
 }
 
 /**
- * Rendered in place of the visitor's form token in cached pages, and replaced per answer. Not a
- * possible token (those are 22 characters), and plain ASCII that escaping leaves as it is.
+ * What a shared cache (a CDN) may do with a page: keep it SHARED_FRESH_SECONDS, then serve it
+ * STALE_SECONDS more while it asks again (a 304 when nothing changed). Places shown are then at
+ * most a few seconds old; browsers always ask (max-age=0) and get a 304 when the page is unchanged.
+ * Pages are the same for every visitor (no cookie, no token: see web/form-guard.ts).
  */
-export const FORM_TOKEN_SLOT = 'form-token-slot-000000000';
+export const SHARED_FRESH_SECONDS = 2;
+export const STALE_SECONDS = 3;
+const PUBLIC_PAGE = `public, max-age=0, s-maxage=${SHARED_FRESH_SECONDS}, stale-while-revalidate=${STALE_SECONDS}`;
 
 const HOUR_MS = 3_600_000;
 
@@ -83,30 +83,15 @@ export type Rendered = { status: number; html: string } | undefined;
 export type PageRenderer = (request: FastifyRequest) => Rendered;
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
-// Searched as the hidden input's whole attribute: catalogue text cannot contain it (its quotes are escaped).
-const SLOT_ATTRIBUTE = Buffer.from(`name="formToken" value="${FORM_TOKEN_SLOT}"`);
-const SLOT_OFFSET = SLOT_ATTRIBUTE.length - FORM_TOKEN_SLOT.length - 1;
-const SLOT = Buffer.from(FORM_TOKEN_SLOT);
-
 function toCached(out: NonNullable<Rendered>): CachedPage {
-  const body = Buffer.from(out.html);
-  const at = body.indexOf(SLOT_ATTRIBUTE);
-  return { status: out.status, body, slot: at >= 0 ? at + SLOT_OFFSET : undefined };
-}
-
-function withToken(body: Buffer, slot: number, token: string): Buffer {
-  return Buffer.concat([body.subarray(0, slot), Buffer.from(token), body.subarray(slot + SLOT.length)]);
+  return { status: out.status, body: Buffer.from(out.html) };
 }
 
 /**
  * Makes page handlers: each serves its page from the cache, or renders it (undefined → the 404
- * page) and keeps it. A page with the reservation form gets this visitor's token spliced in.
+ * page) and keeps it. The same bytes for every visitor, so browsers and shared caches may keep them.
  */
-export function cachedPages(
-  app: FastifyInstance,
-  site: SiteInfo,
-  guard: FormGuard,
-): (render: PageRenderer) => PageHandler {
+export function cachedPages(app: FastifyInstance, site: SiteInfo): (render: PageRenderer) => PageHandler {
   const cache = new PageCache(PAGE_CACHE_BYTES);
   const links = discoveryLinks(site.baseUrl);
   return (render) => async (request, reply) => {
@@ -127,30 +112,27 @@ export function cachedPages(
         markdown = { status: cached.status, body: Buffer.from(text) };
         cache.set(epoch, key, markdown);
       }
-      // No form, so no visitor's token: the same bytes for everyone.
-      reply.header('cache-control', 'no-cache');
-      if (markdown.status !== 200) return reply.code(markdown.status).type(MARKDOWN_CONTENT_TYPE).send(markdown.body);
+      if (markdown.status !== 200)
+        return reply
+          .code(markdown.status)
+          .header('cache-control', 'no-cache')
+          .type(MARKDOWN_CONTENT_TYPE)
+          .send(markdown.body);
+      reply.header('cache-control', PUBLIC_PAGE);
       const etag = `"${epoch}-md"`;
       reply.header('etag', etag);
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
       return reply.code(200).type(MARKDOWN_CONTENT_TYPE).send(markdown.body);
     }
-    // Spots left change at any moment: browsers revalidate rather than show a stale count, and a page
-    // unchanged since (same catalogue version, same hour, no session started) costs them an empty 304.
-    let etag = `"${epoch}"`;
-    let body = cached.body;
-    if (cached.slot === undefined) reply.header('cache-control', 'no-cache');
-    else {
-      // A page with the reservation form carries this visitor's token: theirs alone to keep.
-      const token = guard.tokenFor(request, reply);
-      body = withToken(cached.body, cached.slot, token);
-      etag = `"${epoch}-${createHash('sha256').update(token).digest('base64url').slice(0, 10)}"`;
-      // Same-origin navigations and form posts then carry a real Origin (see FormGuard).
-      reply.header('cache-control', 'private, no-cache').header('referrer-policy', 'same-origin');
-    }
-    if (cached.status !== 200) return reply.code(cached.status).type(HTML_CONTENT_TYPE).send(body);
-    reply.header('etag', etag);
+    // Form posts from these pages then carry a real Origin (see FormGuard).
+    reply.header('referrer-policy', 'same-origin');
+    if (cached.status !== 200)
+      return reply.code(cached.status).header('cache-control', 'no-cache').type(HTML_CONTENT_TYPE).send(cached.body);
+    // Spots left change at any moment: a page unchanged since (same catalogue version, same hour, no
+    // session started) costs a browser or a CDN asking again an empty 304.
+    const etag = `"${epoch}"`;
+    reply.header('cache-control', PUBLIC_PAGE).header('etag', etag);
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    return reply.code(200).type(HTML_CONTENT_TYPE).send(body);
+    return reply.code(200).type(HTML_CONTENT_TYPE).send(cached.body);
   };
 }

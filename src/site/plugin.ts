@@ -20,8 +20,8 @@ export interface SiteOptions {
 /**
  * The HTML pages for people: search, sessions, centres, departments and articles, built from
  * the in-memory read model only (no SQL on a page view) and cached per catalogue version.
- * Returns the session page's renderer and the form guard whose token its form carries, for the
- * reservations to check that token and to show a refused form on the page again.
+ * Returns the session page's renderer, for the reservations to show a refused form on the page
+ * again, and the form guard that checks where its forms' posts come from.
  */
 export function registerSite(
   app: FastifyInstance,
@@ -29,7 +29,7 @@ export function registerSite(
 ): { renderSessionPage: SessionPageRenderer; guard: FormGuard } {
   const site = siteInfo(app.config);
   const guard = new FormGuard(site.baseUrl);
-  const context: SiteContext = { app, site, page: cachedPages(app, site, guard) };
+  const context: SiteContext = { app, site, page: cachedPages(app, site) };
   const renderSessionPage = sessionPageRenderer(context, options.articles);
   homeRoute(context);
   sessionRoute(context, renderSessionPage);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportCatalogue } from '../../src/admin/import/export.js';
 import { keysFor } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
-import { openForm, PERSON, placesLeft, privatePath, submit } from '../helpers/booking.js';
+import { afterAnswer, openForm, PERSON, placesLeft, privatePath, submit } from '../helpers/booking.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 
 /*
@@ -51,7 +51,7 @@ async function book(): Promise<{ path: string; cookie: string }> {
   booked++;
   const res = await submit(t.app, session.id, form, { ...PERSON, email: `personne${booked}@example.org` });
   expect(res.statusCode).toBe(303);
-  return { path: privatePath(res.headers.location), cookie: form.cookie };
+  return { path: privatePath(res.headers.location), cookie: afterAnswer(form, res).cookie };
 }
 async function stored(): Promise<{ spots: number; held: number; active: number }> {
   const result = await t.app.database.db.execute(

@@ -104,7 +104,7 @@ describe.each(CASES)('a session starting $name', ({ dept, s, at }) => {
     expect(await mcpSearch(dept)).toContain(s.id);
     expect(await mcpSearch(dept)).toContain(s.id);
     const page = await t.app.inject(`/stages/${s.id}`);
-    expect(page.body).toContain('name="formToken"');
+    expect(page.body).toContain(`action="/stages/${s.id}/reservation#reserver"`);
 
     clock.set(at);
     expect(await status(s.id)).toBe('past');
@@ -113,7 +113,7 @@ describe.each(CASES)('a session starting $name', ({ dept, s, at }) => {
     expect(after.etag).not.toBe(before.etag);
     expect(await mcpSearch(dept)).not.toContain(s.id);
     const begun = await t.app.inject(`/stages/${s.id}`);
-    expect(begun.body).not.toContain('name="formToken"');
+    expect(begun.body).not.toContain(`/stages/${s.id}/reservation`);
     expect(begun.body).toContain('Ce stage a commencé le');
     expect(begun.headers.etag).not.toBe(page.headers.etag);
   });

@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/connect.js';
 import { reservations, stageSessions } from '../../src/db/schema.js';
 import { buildTestApp, frozenClock, type TestApp, testConfig } from '../helpers/app.js';
-import { openForm, PERSON, privatePath, submit } from '../helpers/booking.js';
+import { afterAnswer, openForm, PERSON, privatePath, submit } from '../helpers/booking.js';
 import { TEST_DB } from '../helpers/database.js';
 import { FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
@@ -50,7 +50,7 @@ async function book(app: FastifyInstance, sessionId: string, fields: Record<stri
   const form = await openForm(app, `/stages/${sessionId}`);
   const res = await submit(app, sessionId, form, fields);
   expect(res.statusCode).toBe(303);
-  return { path: privatePath(res.headers.location), cookie: form.cookie };
+  return { path: privatePath(res.headers.location), cookie: afterAnswer(form, res).cookie };
 }
 
 const reminders = () => smtp.received.filter((m) => m.subject.startsWith('Rappel'));

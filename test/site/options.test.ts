@@ -63,7 +63,7 @@ describe('limits on pages', () => {
     const t = await buildTestApp({
       catalogue: FIXTURE_CATALOGUE,
       clock: frozenClock(FIXTURE_NOW),
-      env: { RATE_LIMIT: 'on', RATE_LIMIT_ANONYMOUS: '2' },
+      env: { RATE_LIMIT: 'on', RATE_LIMIT_PAGES: '2', RATE_LIMIT_ANONYMOUS: '1' },
     });
     try {
       const home = await t.app.inject({ url: '/', headers: BROWSER });
@@ -75,6 +75,8 @@ describe('limits on pages', () => {
       expect(limited.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(limited.headers['retry-after']).toMatch(/^\d+$/);
       expect(limited.body).toContain('<h1>Trop de requêtes</h1>');
+      // The API's budget is another one: its first request passes, its second is a problem.
+      expect((await t.app.inject({ url: '/api/stages', headers: BROWSER })).statusCode).toBe(200);
       const api = await t.app.inject({ url: '/api/stages', headers: BROWSER });
       expect(api.statusCode).toBe(429);
       expect(api.headers['content-type']).toMatch(/^application\/problem\+json/);

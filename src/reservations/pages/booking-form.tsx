@@ -4,10 +4,12 @@ import { described, Field, FieldMessage, type FieldProps } from '../../web/field
 import { CANCELLATION_TERMS_TITLE, CancellationTerms } from '../cancellation-terms.js';
 import { type FieldName, type FormState, REASONS } from '../form.js';
 
-/** The reservation form as a page shows it: the token, and after a refusal what was typed and why. */
+/**
+ * The reservation form as a page shows it: after a refusal, what was typed and why. It carries no
+ * per-visitor token, so that the session page is the same for everyone and a shared cache may keep it
+ * (its posts are checked by origin, see web/form-guard.ts).
+ */
 export interface BookingState {
-  /** The visitor's anti-forgery token (see web/form-guard.ts). */
-  formToken: string;
   /** What was typed and what is wrong with it, after a refused submission. */
   state?: FormState | undefined;
   /** A message about the whole submission (an expired form, say), shown above the fields. */
@@ -127,7 +129,7 @@ function Consent({ state }: { state: FormState | undefined }) {
  * The booking step of the session page, for open sessions only (full, past and cancelled ones
  * show their alternatives instead): one place per reservation, posted without JavaScript.
  */
-export function BookingSection({ entry, formToken, state, notice, mailEnabled }: BookingProps) {
+export function BookingSection({ entry, state, notice, mailEnabled }: BookingProps) {
   const s = entry.view;
   return (
     <section class="card" aria-labelledby="reservation" id="reserver">
@@ -141,7 +143,6 @@ export function BookingSection({ entry, formToken, state, notice, mailEnabled }:
       <CancellationTerms terms={entry.centre.record.cancellationTerms} />
       {/* The fragment brings a refused form's page back to the form and its errors, not to the top. */}
       <form class="booking" method="post" action={`${reservationPath(s.id)}#reserver`} novalidate>
-        <input type="hidden" name="formToken" value={formToken} />
         <div class="row">
           <PersonInput
             state={state}

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { sessionStatus } from '../../catalogue/session-status.js';
 import { sessionAt } from '../../web/components.js';
@@ -19,7 +19,6 @@ function tooManyBookings(retryAfterSeconds: number): string {
 /** The session page again, with the form as it was sent and why it was refused. */
 function formAgain(
   context: ReservationContext,
-  request: FastifyRequest,
   reply: FastifyReply,
   status: number,
   entry: SessionEntry,
@@ -27,8 +26,7 @@ function formAgain(
   notice?: string,
 ) {
   reply.header('referrer-policy', 'same-origin');
-  const formToken = context.guard.tokenFor(request, reply);
-  const booking = { formToken, state, notice, mailEnabled: context.mailEnabled };
+  const booking = { state, notice, mailEnabled: context.mailEnabled };
   return htmlAnswer(reply, status, context.renderSessionPage(entry, booking));
 }
 
@@ -49,18 +47,15 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
       return errorAnswer(reply, site, 404, 'Ce stage n’existe pas ou plus : aucune réservation n’a été faite.');
     const body = (request.body ?? {}) as Record<string, unknown>;
 
-    const verdict = guard.check(request, body.formToken);
     // From another site: no form and no new cookie (which would replace this browser's own).
-    if (verdict === 'cross-site') return errorAnswer(reply, site, 403, GUARD_NOTICES[verdict]);
+    if (!guard.fromThisSite(request)) return errorAnswer(reply, site, 403, GUARD_NOTICES['cross-site']);
     const form = readForm(body);
     const kept = { values: form.ok ? form.values : form.state.values, errors: [] };
-    if (verdict !== 'ok') return formAgain(context, request, reply, 403, entry, kept, GUARD_NOTICES[verdict]);
     // People never see this field; a robot filling every field gets a refusal and nothing stored.
     if (typeof body.website === 'string' && body.website !== '')
-      return formAgain(context, request, reply, 400, entry, kept, 'Cette demande n’a pas pu être enregistrée.');
-    if (sessionStatus(entry, app.clock.now()) !== 'available')
-      return formAgain(context, request, reply, 409, entry, undefined);
-    if (!form.ok) return formAgain(context, request, reply, 400, entry, form.state);
+      return formAgain(context, reply, 400, entry, kept, 'Cette demande n’a pas pu être enregistrée.');
+    if (sessionStatus(entry, app.clock.now()) !== 'available') return formAgain(context, reply, 409, entry, undefined);
+    if (!form.ok) return formAgain(context, reply, 400, entry, form.state);
 
     const budget = await app.chargeReservation(request);
     if (!budget.allowed)
@@ -75,7 +70,9 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
     const outcome = await bookPlace(app.database.db, {
       sessionId: entry.record.id,
       details: form.details,
-      browser: guard.cookie(request) as string,
+      // This browser's cookie (set now on the answer when it has none): a resubmission from it is led
+      // to its reservation rather than refused as a duplicate.
+      browser: guard.tokenFor(request, reply),
       now: bookedAt,
       ...(context.mailEnabled
         ? {
@@ -96,10 +93,10 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
       case 'again':
         return reply.redirect(`${privatePath(outcome.token)}?deja=1#reservation`, 303);
       case 'duplicate':
-        return formAgain(context, request, reply, 409, now, { values: form.values, errors: [] }, DUPLICATE);
+        return formAgain(context, reply, 409, now, { values: form.values, errors: [] }, DUPLICATE);
       case 'full':
       case 'closed':
-        return formAgain(context, request, reply, 409, now, undefined);
+        return formAgain(context, reply, 409, now, undefined);
     }
   });
 }

@@ -15,7 +15,7 @@ export interface HomeProps {
   /** The same search on GET /api/stages. */
   apiHref: string;
   /** "Prévenez-moi des nouvelles sessions" under a search's results (a place searched, mail sent). */
-  alert?: { formToken: string; fields: Record<string, string> } | undefined;
+  alert?: { fields: Record<string, string> } | undefined;
 }
 
 /**
@@ -153,9 +153,7 @@ export function HomePage(props: HomeProps) {
           <Pager page={search.page} hasNext={props.hasNext} href={(p) => searchHref(search.values, p)} />
         </section>
       )}
-      {hasErrors || !props.alert ? null : (
-        <AlertForm formToken={props.alert.formToken} fields={props.alert.fields} heading="h2" />
-      )}
+      {hasErrors || !props.alert ? null : <AlertForm fields={props.alert.fields} heading="h2" />}
       <section aria-labelledby="departements">
         <h2 id="departements">Stages par département</h2>
         {/* Raw on purpose: constant markup rendered once by the same escaping renderer (departments.tsx) */}

@@ -164,7 +164,7 @@ export function SessionPage(props: SessionPageProps) {
       {status === 'available' ? <BookingSection entry={entry} {...props.booking} /> : null}
 
       {status === 'full' && props.booking.mailEnabled ? (
-        <AlertForm formToken={props.booking.formToken} fields={{ sessionId: entry.record.id }} heading="h2" />
+        <AlertForm fields={{ sessionId: entry.record.id }} heading="h2" />
       ) : null}
 
       {status !== 'available' ? <Alternatives centre={c} entries={props.alternatives} /> : null}

@@ -3,7 +3,6 @@ import { searchStages } from '../../catalogue/search.js';
 import { sendsMail } from '../../mail/transport.js';
 import { renderPage } from '../../web/render.js';
 import type { SiteContext } from '../context.js';
-import { FORM_TOKEN_SLOT } from '../page-cache.js';
 import { HomePage } from '../pages/home.js';
 import { pageOf, searchLimit } from '../paging.js';
 import { type ParsedSearch, parseSearch } from '../search-query.js';
@@ -42,7 +41,7 @@ export function homeRoute({ app, site, page }: SiteContext): void {
           entries={found.entries}
           hasNext={found.hasNext}
           apiHref={`/api/stages${api.size ? `?${api}` : ''}`}
-          alert={fields ? { formToken: FORM_TOKEN_SLOT, fields } : undefined}
+          alert={fields ? { fields } : undefined}
         />,
       );
       return { status: search.errors.length ? 400 : 200, html };

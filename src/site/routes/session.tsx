@@ -7,7 +7,6 @@ import { sessionAt, sessionPath } from '../../web/components.js';
 import { renderPage } from '../../web/render.js';
 import { nearbySessions } from '../alternatives.js';
 import type { SiteContext } from '../context.js';
-import { FORM_TOKEN_SLOT } from '../page-cache.js';
 import { SessionPage } from '../pages/session.js';
 
 /** Articles the session page links to, by slug. */
@@ -57,7 +56,7 @@ export function sessionRoute({ app, page }: SiteContext, renderSessionPage: Sess
       const { id } = request.params as { id: string };
       const entry = sessionAt(app.catalogue.snapshot, id);
       if (!entry) return undefined;
-      return { status: 200, html: renderSessionPage(entry, { formToken: FORM_TOKEN_SLOT, mailEnabled }) };
+      return { status: 200, html: renderSessionPage(entry, { mailEnabled }) };
     }),
   );
 }

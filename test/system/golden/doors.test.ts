@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keysFor } from '../../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../../helpers/app.js';
-import { openForm, privatePath, submit } from '../../helpers/booking.js';
+import { afterAnswer, openForm, privatePath, submit } from '../../helpers/booking.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../../helpers/fixtures.js';
 import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.js';
 
@@ -313,13 +313,10 @@ describe('golden answers through every door (frozen clock, fixture catalogue)', 
     const d = 'site';
     const html = { accept: 'text/html' };
     await record(d, 'home', { url: '/', headers: html });
-    // Pages with the alert form carry the visitor's form token: this browser's, fixed, redacted.
-    const formCookie = 'GoldenFormToken0000000';
-    redactor.add('visitor-form-token', formCookie);
-    const withForm = { ...html, cookie: `__Host-srp-form=${formCookie}` };
-    await record(d, 'home, search', { url: '/?city=lyon&maxPrice=240', headers: withForm });
+    // Pages with the alert form are the same for every visitor: no token, no cookie.
+    await record(d, 'home, search', { url: '/?city=lyon&maxPrice=240', headers: html });
     await record(d, 'home, bad search', { url: '/?city=!!!&from=2030-99-01&page=99', headers: html });
-    await record(d, 'full session', { url: `/stages/${SESSIONS.parisMar6Full.id}`, headers: withForm });
+    await record(d, 'full session', { url: `/stages/${SESSIONS.parisMar6Full.id}`, headers: html });
     await record(d, 'past session', { url: `/stages/${SESSIONS.lyonPast.id}`, headers: html });
     await record(d, 'centre', { url: `/centres/${CENTRES.paris.slug}`, headers: html });
     await record(d, 'department', { url: '/departements/69', headers: html });
@@ -343,22 +340,20 @@ describe('golden answers through every door (frozen clock, fixture catalogue)', 
       payload: { ...lyonCentre, email: 'accueil@centre-lyon.example', phone: '04 72 00 00 00' },
     });
     const form = await openForm(t.app, `/stages/${lyon.id}`);
-    redactor.add('form-token', form.formToken);
-    await record(d, 'session page with the form', { url: `/stages/${lyon.id}`, headers: { cookie: form.cookie } });
+    await record(d, 'session page with the form', { url: `/stages/${lyon.id}` });
     await record(d, 'form, missing fields', {
       method: 'POST',
       url: `/stages/${lyon.id}/reservation`,
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        cookie: form.cookie,
-        'sec-fetch-site': 'same-origin',
-      },
-      payload: new URLSearchParams({ formToken: form.formToken, website: '', firstName: 'A' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      payload: new URLSearchParams({ website: '', firstName: 'A' }).toString(),
     });
     const booked = await submit(t.app, lyon.id, form);
     const path = privatePath(booked.headers.location);
+    // The booking's answer set this browser's form cookie; the private page's cancel form carries it.
+    const browser = afterAnswer(form, booked);
+    redactor.add('form-token', browser.cookie.slice(browser.cookie.indexOf('=') + 1));
     redactor.add('private-link', path.slice('/reservations/'.length));
-    const page = await record(d, 'private page', { url: path, headers: { cookie: form.cookie } });
+    const page = await record(d, 'private page', { url: path, headers: { cookie: browser.cookie } });
     const reference = /SRP-[0-9A-Z]{4}-[0-9A-Z]{4}/.exec(page.body)?.[0];
     redactor.add('reference', reference);
     // The emails were queued with the booking; the worker sends them.
@@ -384,12 +379,12 @@ describe('golden answers through every door (frozen clock, fixture catalogue)', 
       url: `${path}/annulation`,
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        cookie: form.cookie,
+        cookie: browser.cookie,
         'sec-fetch-site': 'same-origin',
       },
-      payload: new URLSearchParams({ formToken: form.formToken }).toString(),
+      payload: new URLSearchParams({ formToken: browser.cookie.slice(browser.cookie.indexOf('=') + 1) }).toString(),
     });
-    await record(d, 'private page, after', { url: path, headers: { cookie: form.cookie } });
+    await record(d, 'private page, after', { url: path, headers: { cookie: browser.cookie } });
     await record(d, 'unknown private link', { url: '/reservations/AAAAAAAAAAAAAAAAAAAAAA' });
     await expect(redactor.apply(sections[d]?.join('') ?? '')).toMatchFileSnapshot('./answers/reservations.txt');
   });
