@@ -19,7 +19,8 @@ export interface AssertionContext {
 }
 
 function describe(err: unknown, urls: AuthUrls): string {
-  if (err instanceof errors.JWTExpired) return 'The client assertion has expired (exp); sign a new one for each request.';
+  if (err instanceof errors.JWTExpired)
+    return 'The client assertion has expired (exp); sign a new one for each request.';
   if (err instanceof errors.JWTClaimValidationFailed) {
     if (err.reason === 'missing') {
       if (err.claim === 'exp') return 'The client assertion must have an exp claim.';
@@ -82,7 +83,8 @@ export async function verifyClientAssertion(
       try {
         ({ payload } = await verifyWith(assertion, published.keys, clientId, context));
       } catch (err) {
-        const keyMissing = err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWSSignatureVerificationFailed;
+        const keyMissing =
+          err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWSSignatureVerificationFailed;
         if (!keyMissing) throw err;
         // The client may have rotated its keys since we fetched them.
         const fresh = await context.documents.keySet(keys.jwksUri, KEY_SET_REFETCH_MS);
@@ -104,6 +106,5 @@ export async function verifyClientAssertion(
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 200)
     throw invalidClient('The client assertion must have a jti claim of at most 200 characters.');
   const spent = await context.spendJti(clientId, jti, new Date((exp + CLOCK_TOLERANCE_SECONDS) * 1000));
-  if (!spent)
-    throw invalidClient('This client assertion was already used (its jti): sign a new one for each request.');
+  if (!spent) throw invalidClient('This client assertion was already used (its jti): sign a new one for each request.');
 }

@@ -57,8 +57,7 @@ export function parseClientMetadata(body: unknown, allowance: UrlAllowance): Cli
   )
     throw invalid('scope must be "read": it is the only scope.');
 
-  if (method !== 'private_key_jwt')
-    return { clientName, tokenEndpointAuthMethod: method as TokenEndpointAuthMethod };
+  if (method !== 'private_key_jwt') return { clientName, tokenEndpointAuthMethod: method as TokenEndpointAuthMethod };
   return { clientName, tokenEndpointAuthMethod: method, keys: registeredKeys(metadata, allowance) };
 }
 

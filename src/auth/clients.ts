@@ -40,11 +40,7 @@ export async function findClient(db: Db, clientId: string): Promise<StoredClient
   const row = rows[0];
   if (!row) return undefined;
   const { jwks, jwksUri, ...rest } = row;
-  const keys: ClientKeys | undefined = jwks
-    ? { jwks: jwks as JSONWebKeySet }
-    : jwksUri
-      ? { jwksUri }
-      : undefined;
+  const keys: ClientKeys | undefined = jwks ? { jwks: jwks as JSONWebKeySet } : jwksUri ? { jwksUri } : undefined;
   return {
     ...rest,
     tokenEndpointAuthMethod: row.tokenEndpointAuthMethod as TokenEndpointAuthMethod,

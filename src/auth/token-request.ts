@@ -100,7 +100,9 @@ function assertionCredentials(params: URLSearchParams, postId: string | null): C
   const type = params.get('client_assertion_type');
   const assertion = params.get('client_assertion');
   if (!type || !assertion)
-    throw invalidRequest('private_key_jwt client authentication needs both client_assertion_type and client_assertion.');
+    throw invalidRequest(
+      'private_key_jwt client authentication needs both client_assertion_type and client_assertion.',
+    );
   if (type !== JWT_BEARER_ASSERTION)
     throw invalidClient(`client_assertion_type must be ${JWT_BEARER_ASSERTION} (a JWT signed with the client's key).`);
   if (assertion.length > MAX_ASSERTION_LENGTH)
@@ -113,8 +115,7 @@ function assertionCredentials(params: URLSearchParams, postId: string | null): C
   }
   if (typeof sub !== 'string' || sub.length === 0 || sub.length > MAX_CREDENTIAL_LENGTH)
     throw invalidClient("The client assertion's sub must be the client_id (RFC 7523 §3).");
-  if (postId !== null && postId !== sub)
-    throw invalidClient("client_id does not match the client assertion's sub.");
+  if (postId !== null && postId !== sub) throw invalidClient("client_id does not match the client assertion's sub.");
   return { method: 'private_key_jwt', clientId: sub, assertion };
 }
 

@@ -73,7 +73,10 @@ export function isPublicAddress(address: string): boolean {
 
 /** Whether an address is a loopback one (127.0.0.0/8, ::1, or their IPv4-mapped forms). */
 export function isLoopbackAddress(address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '').toLowerCase();
+  const bare = address
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '')
+    .toLowerCase();
   if (isIPv4(bare)) return bare.startsWith('127.');
   if (!isIPv6(bare)) return false;
   const mapped = embeddedV4(bare);

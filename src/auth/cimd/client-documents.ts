@@ -37,10 +37,8 @@ export class ClientDocuments {
   ) {
     const cache = { maxCacheSeconds: options.cacheMaxSeconds, maxCacheBytes: DOCUMENT_CACHE_BYTES };
     const fetching = { allowHttpLoopback: options.allowHttpLoopback, timeoutMs: options.fetchTimeoutMs };
-    this.documents = new DocumentCache(
-      { ...fetching, ...cache, maxBytes: MAX_DOCUMENT_BYTES },
-      clock,
-      (json, url) => parseDocument(json, url, options),
+    this.documents = new DocumentCache({ ...fetching, ...cache, maxBytes: MAX_DOCUMENT_BYTES }, clock, (json, url) =>
+      parseDocument(json, url, options),
     );
     this.keySets = new DocumentCache({ ...fetching, ...cache, maxBytes: MAX_KEY_SET_BYTES }, clock, (json) => {
       const refusal = jwksRefusal(json);

@@ -22,7 +22,10 @@ export interface FetchOptions extends UrlAllowance {
 /** RFC 9111 §5.2.2: what the answer lets a cache keep it for (only what matters to one reader). */
 export function cacheSeconds(header: string | undefined): number | undefined {
   if (!header) return undefined;
-  const directives = header.toLowerCase().split(',').map((d) => d.trim());
+  const directives = header
+    .toLowerCase()
+    .split(',')
+    .map((d) => d.trim());
   if (directives.some((d) => d === 'no-store' || d === 'no-cache' || d.startsWith('no-cache='))) return 0;
   const maxAge = directives.find((d) => d.startsWith('max-age='));
   const seconds = maxAge ? Number(maxAge.slice('max-age='.length).replace(/^"|"$/g, '')) : Number.NaN;

@@ -21,7 +21,7 @@ export function tokenRoute(app: FastifyInstance, urls: AuthUrls): void {
       throw new OAuthError(
         400,
         'unauthorized_client',
-        'This client\'s metadata document does not list client_credentials in grant_types.',
+        "This client's metadata document does not list client_credentials in grant_types.",
       );
     const audience = audienceFor(params, app.accessTokens.resources, urls.mcpResource);
     // A client a person claimed gets tokens that name the person (pairwise `sub`) and the claim;
