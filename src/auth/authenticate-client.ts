@@ -4,7 +4,7 @@ import { isUrlClientId } from './cimd/client-id-url.js';
 import { verifyClientAssertion } from './client-assertion.js';
 import { type Client, lookupClient } from './clients.js';
 import { secretMatches } from './secrets.js';
-import { type ClientCredentials, invalidClient } from './token-request.js';
+import { type ClientCredentials, invalidClient, invalidClientNoChallenge } from './token-request.js';
 import type { AuthUrls } from './urls.js';
 
 /**
@@ -35,9 +35,10 @@ export async function authenticateClient(
     return client;
   }
   const client = await lookupClient(deps, credentials.clientId);
-  if (!client) throw invalidClient("Client authentication failed: the assertion's sub is not a registered client.");
+  if (!client)
+    throw invalidClientNoChallenge("Client authentication failed: the assertion's sub is not a registered client.");
   if (client.tokenEndpointAuthMethod !== 'private_key_jwt')
-    throw invalidClient(
+    throw invalidClientNoChallenge(
       client.source === 'document'
         ? 'This client\'s metadata document says token_endpoint_auth_method "none": it publishes no keys, so it cannot sign a client assertion.'
         : `This client was registered with ${client.tokenEndpointAuthMethod}: authenticate with its secret, not an assertion.`,

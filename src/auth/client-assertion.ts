@@ -2,7 +2,7 @@ import { createLocalJWKSet, errors, type JSONWebKeySet, jwtVerify } from 'jose';
 import type { ClientDocuments } from './cimd/client-documents.js';
 import { ASSERTION_ALGS, type ClientKeys } from './client-keys.js';
 import { CLOCK_TOLERANCE_SECONDS } from './policy.js';
-import { invalidClient } from './token-request.js';
+import { invalidClientNoChallenge } from './token-request.js';
 import type { AuthUrls } from './urls.js';
 
 /** An assertion may be used this long at most (RFC 7523 §3: exp "limits the time window"). */
@@ -73,7 +73,7 @@ export async function verifyClientAssertion(
   context: AssertionContext,
 ): Promise<void> {
   const { clientId, keys } = client;
-  if (!keys) throw invalidClient('This client has no public keys: it cannot use private_key_jwt.');
+  if (!keys) throw invalidClientNoChallenge('This client has no public keys: it cannot use private_key_jwt.');
   let payload: { exp?: number; jti?: string };
   try {
     if ('jwks' in keys) {
@@ -93,18 +93,21 @@ export async function verifyClientAssertion(
       }
     }
   } catch (err) {
-    if (err instanceof errors.JOSEError) throw invalidClient(describe(err, context.urls));
+    if (err instanceof errors.JOSEError) throw invalidClientNoChallenge(describe(err, context.urls));
     throw err;
   }
   const now = Math.floor(context.now.getTime() / 1000);
   const exp = payload.exp as number;
   if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS)
-    throw invalidClient(
+    throw invalidClientNoChallenge(
       `The client assertion's exp is too far ahead: assertions may be used for at most ${MAX_ASSERTION_LIFETIME_SECONDS} seconds.`,
     );
   const jti = payload.jti as string;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 200)
-    throw invalidClient('The client assertion must have a jti claim of at most 200 characters.');
+    throw invalidClientNoChallenge('The client assertion must have a jti claim of at most 200 characters.');
   const spent = await context.spendJti(clientId, jti, new Date((exp + CLOCK_TOLERANCE_SECONDS) * 1000));
-  if (!spent) throw invalidClient('This client assertion was already used (its jti): sign a new one for each request.');
+  if (!spent)
+    throw invalidClientNoChallenge(
+      'This client assertion was already used (its jti): sign a new one for each request.',
+    );
 }

@@ -25,6 +25,11 @@ const MAX_CREDENTIAL_LENGTH = 512;
 const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
 export const invalidClient = (description: string) =>
   new OAuthError(401, 'invalid_client', description, BASIC_CHALLENGE);
+/**
+ * invalid_client without a Basic challenge: for a client that authenticates with an assertion, or is
+ * known by its metadata document (RFC 6749 §5.2 asks for the challenge only after HTTP Basic).
+ */
+export const invalidClientNoChallenge = (description: string) => new OAuthError(401, 'invalid_client', description);
 
 /** RFC 6749 §2.3.1 / Appendix B: Basic credentials are form-urlencoded before base64. */
 function formDecode(value: string): string {
@@ -104,18 +109,21 @@ function assertionCredentials(params: URLSearchParams, postId: string | null): C
       'private_key_jwt client authentication needs both client_assertion_type and client_assertion.',
     );
   if (type !== JWT_BEARER_ASSERTION)
-    throw invalidClient(`client_assertion_type must be ${JWT_BEARER_ASSERTION} (a JWT signed with the client's key).`);
+    throw invalidClientNoChallenge(
+      `client_assertion_type must be ${JWT_BEARER_ASSERTION} (a JWT signed with the client's key).`,
+    );
   if (assertion.length > MAX_ASSERTION_LENGTH)
-    throw invalidClient(`The client assertion is longer than ${MAX_ASSERTION_LENGTH} characters.`);
+    throw invalidClientNoChallenge(`The client assertion is longer than ${MAX_ASSERTION_LENGTH} characters.`);
   let sub: unknown;
   try {
     sub = decodeJwt(assertion).sub;
   } catch {
-    throw invalidClient('The client assertion is not a JWT (RFC 7523 §3).');
+    throw invalidClientNoChallenge('The client assertion is not a JWT (RFC 7523 §3).');
   }
   if (typeof sub !== 'string' || sub.length === 0 || sub.length > MAX_CREDENTIAL_LENGTH)
-    throw invalidClient("The client assertion's sub must be the client_id (RFC 7523 §3).");
-  if (postId !== null && postId !== sub) throw invalidClient("client_id does not match the client assertion's sub.");
+    throw invalidClientNoChallenge("The client assertion's sub must be the client_id (RFC 7523 §3).");
+  if (postId !== null && postId !== sub)
+    throw invalidClientNoChallenge("client_id does not match the client assertion's sub.");
   return { method: 'private_key_jwt', clientId: sub, assertion };
 }
 

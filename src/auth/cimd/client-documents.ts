@@ -1,7 +1,7 @@
 import type { JSONWebKeySet } from 'jose';
 import type { Clock } from '../../core/clock.js';
 import { jwksRefusal } from '../client-keys.js';
-import { invalidClient } from '../token-request.js';
+import { invalidClientNoChallenge } from '../token-request.js';
 import { clientIdUrlRefusal, clientUrlRefusal, type UrlAllowance } from './client-id-url.js';
 import { DocumentCache } from './document-cache.js';
 import { FetchRefused } from './fetch-json.js';
@@ -50,7 +50,7 @@ export class ClientDocuments {
   /** The client whose client_id is this URL, from its metadata document. */
   async client(clientId: string): Promise<DocumentClient> {
     const refusal = clientIdUrlRefusal(clientId, this.options);
-    if (refusal) throw invalidClient(refusal);
+    if (refusal) throw invalidClientNoChallenge(refusal);
     try {
       return (await this.documents.get(clientId)).value;
     } catch (err) {
@@ -64,7 +64,7 @@ export class ClientDocuments {
    */
   async keySet(jwksUri: string, refetchAfterMs?: number): Promise<{ keys: JSONWebKeySet; fetchedAt: number }> {
     const refusal = clientUrlRefusal(jwksUri, this.options, "The client's jwks_uri");
-    if (refusal) throw invalidClient(refusal);
+    if (refusal) throw invalidClientNoChallenge(refusal);
     try {
       const { value, fetchedAt } = await this.keySets.get(
         jwksUri,
@@ -77,8 +77,8 @@ export class ClientDocuments {
   }
 
   private describe(err: unknown, subject: string): unknown {
-    if (err instanceof FetchRefused) return invalidClient(`${subject} ${err.message}.`);
-    if (err instanceof InvalidDocument) return invalidClient(`${subject} is not usable: ${err.message}`);
+    if (err instanceof FetchRefused) return invalidClientNoChallenge(`${subject} ${err.message}.`);
+    if (err instanceof InvalidDocument) return invalidClientNoChallenge(`${subject} is not usable: ${err.message}`);
     return err;
   }
 }
