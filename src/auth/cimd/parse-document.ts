@@ -1,6 +1,6 @@
 import type { JSONWebKeySet } from 'jose';
-import { CLIENT_NAME_MAX, UNPRINTABLE } from '../client-metadata.js';
 import { type ClientKeys, jwksRefusal } from '../client-keys.js';
+import { CLIENT_NAME_MAX, UNPRINTABLE } from '../client-metadata.js';
 import { clientUrlRefusal, type UrlAllowance } from './client-id-url.js';
 
 /** The grants a document may name that this server knows; others are ignored (another server's). */
