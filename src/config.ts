@@ -150,6 +150,14 @@ const EnvSchema = z
       .optional(),
     MAIL_FROM: z.string().min(3).max(200).optional(),
     WEBHOOK_ALLOW_PRIVATE: booleanFlag('WEBHOOK_ALLOW_PRIVATE').default(false),
+    CIMD_ALLOW_HTTP_LOOPBACK: booleanFlag('CIMD_ALLOW_HTTP_LOOPBACK').default(false),
+    CIMD_FETCH_TIMEOUT_MS: positiveInt('CIMD_FETCH_TIMEOUT_MS')
+      .max(30_000, 'CIMD_FETCH_TIMEOUT_MS must be at most 30000')
+      .default(5000),
+    CIMD_CACHE_MAX_SECONDS: positiveInt('CIMD_CACHE_MAX_SECONDS')
+      .min(60, 'CIMD_CACHE_MAX_SECONDS must be at least 60')
+      .max(86_400, 'CIMD_CACHE_MAX_SECONDS must be at most 86400 (a day)')
+      .default(3600),
     WEBHOOK_ALERT_EMAIL: z.email({ error: 'WEBHOOK_ALERT_EMAIL must be an email address' }).optional(),
     JOBS_POLL_MS: z.coerce
       .number({ error: 'JOBS_POLL_MS must be a number of milliseconds' })
@@ -305,6 +313,16 @@ const EnvSchema = z
        * (tests, local receivers); alertEmail is told when an all-centre subscription is disabled.
        */
       webhooks: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE, alertEmail: env.WEBHOOK_ALERT_EMAIL },
+      /**
+       * Client ID Metadata Documents and the key sets of private_key_jwt clients (src/auth/cimd/):
+       * allowHttpLoopback lets them be served over http from a loopback address (tests only);
+       * how long a fetch may take; the longest a document or key set is reused.
+       */
+      clientDocuments: {
+        allowHttpLoopback: env.CIMD_ALLOW_HTTP_LOOPBACK,
+        fetchTimeoutMs: env.CIMD_FETCH_TIMEOUT_MS,
+        cacheMaxSeconds: env.CIMD_CACHE_MAX_SECONDS,
+      },
       /**
        * Reservations on the site: how people pay; until how many days before a course's start a
        * person may change its date from their area.

@@ -1,5 +1,6 @@
 import { LruCache, stringBytes } from '../core/lru-cache.js';
 import type { Db } from '../db/connect.js';
+import { isUrlClientId } from './cimd/client-id-url.js';
 import { findClient } from './clients.js';
 
 /** How long an answer about a client_id is reused: a removed client's tokens stop within this. */
@@ -38,8 +39,13 @@ export class KnownClients {
    * True when the client is registered. When the database cannot answer, a token whose signature
    * verified is given the benefit of the doubt (we issued it, to a client that existed then):
    * an outage must not log every agent out.
+   *
+   * A client known by a URL (a metadata document) has no row: its document was fetched and
+   * checked when the token was issued, at most an access token's lifetime ago, and checking it
+   * again here would put a fetch on every request's path.
    */
   async has(clientId: string): Promise<boolean> {
+    if (isUrlClientId(clientId)) return true;
     const cached = this.answers.get(clientId);
     if (cached && performance.now() - cached.at < KNOWN_CLIENT_TTL_MS) return cached.known;
     let lookup = this.pending.get(clientId);

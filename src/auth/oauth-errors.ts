@@ -5,6 +5,8 @@ export type OAuthErrorCode =
   | 'invalid_request'
   | 'unsupported_response_type'
   | 'invalid_client'
+  /** RFC 6749 §5.2: the client may not use this grant (its metadata document does not list it). */
+  | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
   | 'invalid_target'

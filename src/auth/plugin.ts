@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { claimInForce } from '../agent-claims/claim-in-force.js';
+import { errorSummary } from '../jobs/errors.js';
 import { AccessTokens } from './access-tokens.js';
+import { pruneJtis } from './assertion-jtis.js';
+import { ClientDocuments } from './cimd/client-documents.js';
 import { ANONYMOUS, type Identity } from './identity.js';
 import { KnownClients } from './known-clients.js';
 import { oauthRoutes } from './routes/index.js';
@@ -13,8 +16,12 @@ declare module 'fastify' {
     accessTokens: AccessTokens;
     /** Which client_ids are registered (cached); the token check uses it. */
     knownClients: KnownClients;
+    /** Clients known by a URL (metadata documents) and private_key_jwt key sets: fetched, cached. */
+    clientDocuments: ClientDocuments;
   }
 }
+
+const JTI_PRUNE_EVERY_MS = 10 * 60 * 1000;
 
 // Per-request storage for the identity, outside the request object's declared shape.
 const identities = new WeakMap<object, Identity>();
@@ -50,6 +57,15 @@ export async function registerAuth(app: FastifyInstance): Promise<void> {
     app.log.warn({ err }, 'could not check a token client against the database; accepting its signed token'),
   );
   app.decorate('knownClients', clients);
+  app.decorate('clientDocuments', new ClientDocuments(app.config.clientDocuments, app.clock));
+  // Spent assertion jtis can no longer be replayed once expired: forgotten by any instance.
+  const prune = setInterval(() => {
+    pruneJtis(app.database.db, app.clock.now()).catch((err: unknown) =>
+      app.log.warn({ error: errorSummary(err) }, 'oauth: could not prune expired assertion jtis'),
+    );
+  }, JTI_PRUNE_EVERY_MS);
+  prune.unref();
+  app.addHook('onClose', async () => clearInterval(prune));
   // Only tokens carrying a person's claim are checked against the database at each request.
   const claimCheck = async (claimId: string, clientId: string) =>
     (await claimInForce(app.database.db, claimId, clientId)) !== undefined;

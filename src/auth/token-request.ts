@@ -1,14 +1,19 @@
+import { decodeJwt } from 'jose';
 import { AGENT_SCOPES, type AgentScope, comingScopeError, scopesOf } from '../agent-claims/scopes.js';
 import { OAuthError } from './oauth-errors.js';
 import { READ_SCOPE } from './policy.js';
 
 export const BASIC_CHALLENGE = 'Basic realm="token", charset="UTF-8"';
 
-export interface ClientCredentials {
-  clientId: string;
-  clientSecret: string;
-  method: 'client_secret_basic' | 'client_secret_post';
-}
+/** RFC 7523 §2.2: the one client assertion type this server takes. */
+export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** Longer than any assertion signed with one RS256 or ES256 key and the usual claims. */
+const MAX_ASSERTION_LENGTH = 8192;
+
+export type ClientCredentials =
+  | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; clientSecret: string }
+  /** RFC 7523 §2.2 (private_key_jwt): `clientId` is the assertion's sub, not yet verified. */
+  | { method: 'private_key_jwt'; clientId: string; assertion: string };
 
 export interface TokenRequest {
   credentials: ClientCredentials;
@@ -20,6 +25,11 @@ const MAX_CREDENTIAL_LENGTH = 512;
 const invalidRequest = (description: string) => new OAuthError(400, 'invalid_request', description);
 export const invalidClient = (description: string) =>
   new OAuthError(401, 'invalid_client', description, BASIC_CHALLENGE);
+/**
+ * invalid_client without a Basic challenge: for a client that authenticates with an assertion, or is
+ * known by its metadata document (RFC 6749 §5.2 asks for the challenge only after HTTP Basic).
+ */
+export const invalidClientNoChallenge = (description: string) => new OAuthError(401, 'invalid_client', description);
 
 /** RFC 6749 §2.3.1 / Appendix B: Basic credentials are form-urlencoded before base64. */
 function formDecode(value: string): string {
@@ -55,6 +65,13 @@ export function parseTokenRequest(body: string, authorization: string | undefine
   }
   const postId = params.get('client_id');
   const postSecret = params.get('client_secret');
+  if (params.has('client_assertion') || params.has('client_assertion_type')) {
+    if (authorization !== undefined || postSecret !== null)
+      throw invalidRequest(
+        'Use one client authentication method: a client assertion (private_key_jwt), HTTP Basic or client_secret, not several.',
+      );
+    return { credentials: assertionCredentials(params, postId), params };
+  }
   let credentials: ClientCredentials;
   if (authorization !== undefined) {
     if (!/^Basic /i.test(authorization))
@@ -71,12 +88,43 @@ export function parseTokenRequest(body: string, authorization: string | undefine
     credentials = { clientId: postId, clientSecret: postSecret, method: 'client_secret_post' };
   } else {
     throw invalidClient(
-      'Client authentication is required: HTTP Basic (client_secret_basic) or client_id and client_secret in the body.',
+      'Client authentication is required: HTTP Basic (client_secret_basic), client_id and client_secret in the body, or a client assertion (private_key_jwt).',
     );
   }
   if (credentials.clientId.length > MAX_CREDENTIAL_LENGTH || credentials.clientSecret.length > MAX_CREDENTIAL_LENGTH)
     throw invalidClient('Client authentication failed.');
   return { credentials, params };
+}
+
+/**
+ * RFC 7521 §4.2 / RFC 7523 §2.2: client_assertion_type and client_assertion; the client is the
+ * assertion's sub (§3), and a client_id sent along must name the same one. Only read here: the
+ * signature and claims are checked with the client's keys (client-assertion.ts).
+ */
+function assertionCredentials(params: URLSearchParams, postId: string | null): ClientCredentials {
+  const type = params.get('client_assertion_type');
+  const assertion = params.get('client_assertion');
+  if (!type || !assertion)
+    throw invalidRequest(
+      'private_key_jwt client authentication needs both client_assertion_type and client_assertion.',
+    );
+  if (type !== JWT_BEARER_ASSERTION)
+    throw invalidClientNoChallenge(
+      `client_assertion_type must be ${JWT_BEARER_ASSERTION} (a JWT signed with the client's key).`,
+    );
+  if (assertion.length > MAX_ASSERTION_LENGTH)
+    throw invalidClientNoChallenge(`The client assertion is longer than ${MAX_ASSERTION_LENGTH} characters.`);
+  let sub: unknown;
+  try {
+    sub = decodeJwt(assertion).sub;
+  } catch {
+    throw invalidClientNoChallenge('The client assertion is not a JWT (RFC 7523 §3).');
+  }
+  if (typeof sub !== 'string' || sub.length === 0 || sub.length > MAX_CREDENTIAL_LENGTH)
+    throw invalidClientNoChallenge("The client assertion's sub must be the client_id (RFC 7523 §3).");
+  if (postId !== null && postId !== sub)
+    throw invalidClientNoChallenge("client_id does not match the client assertion's sub.");
+  return { method: 'private_key_jwt', clientId: sub, assertion };
 }
 
 const SCOPES = new Set<string>([READ_SCOPE, ...AGENT_SCOPES]);

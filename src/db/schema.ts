@@ -172,24 +172,49 @@ export const catalogueState = pgTable('catalogue_state', {
 
 /**
  * Anonymous OAuth clients (RFC 7591 registration). No human data: a name the client chose and
- * a hash of its secret. The secret itself is shown once, at registration, and never stored.
+ * a hash of its secret, or, for a private_key_jwt client, its public keys (inline or where it
+ * publishes them). The secret itself is shown once, at registration, and never stored. Clients
+ * known by a URL (Client ID Metadata Documents, src/auth/cimd/) have no row: their document is.
  */
 export const oauthClients = pgTable(
   'oauth_clients',
   {
     clientId: text('client_id').primaryKey(),
-    /** base64url SHA-256 of the secret (see src/auth/secrets.ts for why a fast hash is enough). */
-    secretHash: text('secret_hash').notNull(),
+    /** base64url SHA-256 of the secret (see src/auth/secrets.ts for why a fast hash is enough); null for private_key_jwt. */
+    secretHash: text('secret_hash'),
     clientName: text('client_name').notNull(),
     tokenEndpointAuthMethod: text('token_endpoint_auth_method').notNull(),
+    /** private_key_jwt: the client's public keys (a JWK Set), or the https URL it publishes them at. */
+    jwks: jsonb('jwks'),
+    jwksUri: text('jwks_uri'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [
     check(
       'oauth_clients_auth_method',
-      sql`${t.tokenEndpointAuthMethod} in ('client_secret_basic', 'client_secret_post')`,
+      sql`${t.tokenEndpointAuthMethod} in ('client_secret_basic', 'client_secret_post', 'private_key_jwt')`,
+    ),
+    // A secret for the secret methods; exactly one of jwks and jwks_uri for private_key_jwt.
+    check(
+      'oauth_clients_credentials',
+      sql`case when ${t.tokenEndpointAuthMethod} = 'private_key_jwt' then ${t.secretHash} is null and ((${t.jwks} is null) <> (${t.jwksUri} is null)) else ${t.secretHash} is not null end`,
     ),
   ],
+);
+
+/**
+ * The `jti` of each private_key_jwt assertion accepted at the token endpoint (RFC 7523 §3: the
+ * server may refuse a replayed one), kept until the assertion expires, shared by every instance:
+ * the primary key makes a second use fail whichever instance sees it. Expired rows are pruned.
+ */
+export const clientAssertionJtis = pgTable(
+  'client_assertion_jtis',
+  {
+    clientId: text('client_id').notNull(),
+    jti: text('jti').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.jti] }), index('client_assertion_jtis_expires_idx').on(t.expiresAt)],
 );
 
 /**

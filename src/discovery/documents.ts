@@ -1,5 +1,6 @@
 import { CLAIM_LIFETIME_SECONDS, CLAIM_POLL_INTERVAL_SECONDS } from '../agent-claims/policy.js';
 import { AGENT_SCOPES, SCOPE_DESCRIPTION } from '../agent-claims/scopes.js';
+import { ASSERTION_ALGS } from '../auth/client-keys.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, READ_SCOPE } from '../auth/policy.js';
 import type { AuthUrls } from '../auth/urls.js';
 
@@ -27,7 +28,11 @@ export function authorizationServerMetadata(
     // response_type, so no client is led into a redirect flow.
     response_types_supported: [],
     grant_types_supported: ['client_credentials'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    // private_key_jwt (RFC 7523 §2.2): the algorithms a client assertion may be signed with.
+    token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGS],
+    // A client_id may be an https URL serving the client's metadata (draft-ietf-oauth-client-id-metadata-document).
+    client_id_metadata_document_supported: true,
     service_documentation: urls.documentation,
     agent_auth: {
       description:

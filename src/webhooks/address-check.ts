@@ -1,4 +1,5 @@
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIPv4, isIPv6, type LookupFunction } from 'node:net';
 
 // Everything that is not the public internet (IANA special-purpose registries, v4 and v6).
 const v4 = new BlockList();
@@ -68,4 +69,37 @@ export function isPublicAddress(address: string): boolean {
   // IPv4-compatible ::a.b.c.d (deprecated) embeds an IPv4 address too.
   if (/^::\d+\.\d+\.\d+\.\d+$/.test(bare)) return false;
   return !v6.check(bare, 'ipv6');
+}
+
+/** Whether an address is a loopback one (127.0.0.0/8, ::1, or their IPv4-mapped forms). */
+export function isLoopbackAddress(address: string): boolean {
+  const bare = address
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '')
+    .toLowerCase();
+  if (isIPv4(bare)) return bare.startsWith('127.');
+  if (!isIPv6(bare)) return false;
+  const mapped = embeddedV4(bare);
+  if (mapped !== undefined) return mapped.startsWith('127.');
+  return bare === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(bare);
+}
+
+/**
+ * A socket `lookup` that resolves as dns.lookup does, then refuses the answer if any address is
+ * not `allowed`: the socket connects to the address checked here, so a name that resolves
+ * otherwise a moment later (DNS rebinding) changes nothing. Used by every outbound request to a
+ * URL someone else chose (webhooks, client metadata documents).
+ */
+export function guardedLookup(allowed: (address: string) => boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, found) => {
+      const addresses = found as unknown as LookupAddress[];
+      if (err) return callback(err, '', 0);
+      if (addresses.length === 0 || addresses.some((a) => !allowed(a.address)))
+        return callback(Object.assign(new Error('address not public'), { code: 'EADDRNOTPUBLIC' }), '', 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0] as LookupAddress;
+      callback(null, first.address, first.family);
+    });
+  };
 }

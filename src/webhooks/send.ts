@@ -1,8 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isPublicAddress } from './address-check.js';
+import { isIP } from 'node:net';
+import { guardedLookup, isPublicAddress } from './address-check.js';
 
 /** Connect, send and answer within this, or the try fails (a receiver that hangs holds no worker). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -24,25 +23,6 @@ export interface SendOptions {
   /** WEBHOOK_ALLOW_PRIVATE: http and private addresses allowed. */
   allowPrivate: boolean;
   timeoutMs?: number;
-}
-
-/**
- * Resolves as dns.lookup does, then refuses the answer if any address is not public: the socket
- * connects to the address checked here, so a name that resolves otherwise a moment later (DNS
- * rebinding) changes nothing.
- */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, found) => {
-      const addresses = found as unknown as LookupAddress[];
-      if (err) return callback(err, '', 0);
-      if (!allowPrivate && (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))))
-        return callback(Object.assign(new Error('address not public'), { code: 'EADDRNOTPUBLIC' }), '', 0);
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0] as LookupAddress;
-      callback(null, first.address, first.family);
-    });
-  };
 }
 
 /** Why a URL may not receive webhooks, as a reason each audience words in its own language. */
@@ -94,7 +74,7 @@ export function sendDelivery(
         'content-length': Buffer.byteLength(body),
         'user-agent': 'stages-webhooks/1',
       },
-      lookup: guardedLookup(options.allowPrivate),
+      lookup: guardedLookup(options.allowPrivate ? () => true : isPublicAddress),
       agent: false,
       signal: AbortSignal.timeout(options.timeoutMs ?? DELIVERY_TIMEOUT_MS),
     });

@@ -33,7 +33,9 @@ describe('authorization server metadata (RFC 8414)', () => {
       registration_endpoint: `${BASE_URL}/api/oauth/register`,
       jwks_uri: `${BASE_URL}/.well-known/jwks.json`,
       grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256'],
+      client_id_metadata_document_supported: true,
       // alerts: only for a client a person claimed (test/agent-claims/claim.test.ts); hold is not offered yet.
       scopes_supported: ['read', 'alerts'],
       response_types_supported: [],

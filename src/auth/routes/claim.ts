@@ -15,6 +15,7 @@ import {
 } from '../../agent-claims/scopes.js';
 import { startClaim } from '../../agent-claims/start-claim.js';
 import { InvalidTokenError, type VerifiedToken } from '../access-tokens.js';
+import { isUrlClientId } from '../cimd/client-id-url.js';
 import { OAuthError, sendOAuthError } from '../oauth-errors.js';
 import { READ_SCOPE } from '../policy.js';
 import type { AuthUrls } from '../urls.js';
@@ -101,6 +102,12 @@ export function claimRoute(app: FastifyInstance, urls: AuthUrls): void {
   app.post(CLAIM_PATH, { bodyLimit: OAUTH_BODY_LIMIT }, async (request, reply) => {
     reply.header('link', serviceDoc);
     const client = await callingClient(app, request, urls);
+    if (isUrlClientId(client.clientId))
+      throw new OAuthError(
+        400,
+        'invalid_request',
+        `A claim ties a registered client to a person; this client is known by its metadata document (a URL client_id). Register at ${urls.registrationEndpoint} to use the claim.`,
+      );
     if (!app.config.site)
       throw new OAuthError(
         501,

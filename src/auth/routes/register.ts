@@ -31,15 +31,17 @@ export function registerRoute(app: FastifyInstance): void {
       );
     if (mediaType(request) !== 'application/json')
       throw new OAuthError(415, 'invalid_request', 'Content-Type must be application/json.');
-    const metadata = parseClientMetadata(request.body);
+    const metadata = parseClientMetadata(request.body, app.config.clientDocuments);
     const clientId = newClientId();
-    const clientSecret = newClientSecret();
+    // A private_key_jwt client authenticates with its keys: it is given no secret (RFC 7591 §3.2.1).
+    const clientSecret = metadata.keys ? undefined : newClientSecret();
     const now = app.clock.now();
     await insertClient(app.database.db, {
       clientId,
-      secretHash: hashSecret(clientSecret),
+      secretHash: clientSecret === undefined ? null : hashSecret(clientSecret),
       clientName: metadata.clientName,
       tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
+      ...(metadata.keys ? { keys: metadata.keys } : {}),
       createdAt: now,
     });
     app.knownClients.remember(clientId);
@@ -49,15 +51,17 @@ export function registerRoute(app: FastifyInstance): void {
       .type('application/json; charset=utf-8')
       .send({
         client_id: clientId,
-        client_secret: clientSecret,
+        ...(clientSecret === undefined ? {} : { client_secret: clientSecret }),
         client_id_issued_at: Math.floor(now.getTime() / 1000),
-        client_secret_expires_at: 0,
+        ...(clientSecret === undefined ? {} : { client_secret_expires_at: 0 }),
         client_name: metadata.clientName,
         // RFC 7591 §3.2.1 lets the server replace requested values; none is ever registered,
         // and MCP SDK clients refuse a registration answer without this field.
         redirect_uris: [],
         grant_types: ['client_credentials'],
         token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
+        ...(metadata.keys && 'jwks' in metadata.keys ? { jwks: metadata.keys.jwks } : {}),
+        ...(metadata.keys && 'jwksUri' in metadata.keys ? { jwks_uri: metadata.keys.jwksUri } : {}),
         scope: READ_SCOPE,
       });
   });

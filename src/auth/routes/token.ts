@@ -1,28 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import { claimOfClient } from '../../agent-claims/claim-in-force.js';
 import { scopeString } from '../../agent-claims/scopes.js';
-import { findClient } from '../clients.js';
+import { authenticateClient } from '../authenticate-client.js';
 import { OAuthError } from '../oauth-errors.js';
-import { CLIENT_ID_PATTERN, secretMatches } from '../secrets.js';
-import { audienceFor, checkGrant, invalidClient, parseTokenRequest } from '../token-request.js';
+import { audienceFor, checkGrant, parseTokenRequest } from '../token-request.js';
 import type { AuthUrls } from '../urls.js';
 import { mediaType, OAUTH_BODY_LIMIT, TOKEN_PATH } from './common.js';
 
-/** POST /api/oauth/token (RFC 6749 client_credentials). Open to every origin: it needs a secret. */
+/** POST /api/oauth/token (RFC 6749 client_credentials). Open to every origin: it needs a secret or a signed assertion. */
 export function tokenRoute(app: FastifyInstance, urls: AuthUrls): void {
   app.post(TOKEN_PATH, { bodyLimit: OAUTH_BODY_LIMIT }, async (request, reply) => {
     if (mediaType(request) !== 'application/x-www-form-urlencoded' || typeof request.body !== 'string')
       throw new OAuthError(415, 'invalid_request', 'Content-Type must be application/x-www-form-urlencoded.');
     const { credentials, params } = parseTokenRequest(request.body, request.headers.authorization);
-    // Both methods are accepted whatever was registered: the registered method is what the
+    // Both secret methods are accepted whatever was registered: the registered method is what the
     // client said it would use, and refusing the other gains nothing for a read-only scope.
-    const client = CLIENT_ID_PATTERN.test(credentials.clientId)
-      ? await findClient(app.database.db, credentials.clientId)
-      : undefined;
-    // Always compare, even for an unknown client, so both failures take the same time.
-    if (!secretMatches(credentials.clientSecret, client?.secretHash) || !client)
-      throw invalidClient('Client authentication failed: unknown client or wrong secret.');
+    const client = await authenticateClient(app, urls, credentials);
     const asked = checkGrant(params);
+    if (client.source === 'document' && !client.grantTypes.includes('client_credentials'))
+      throw new OAuthError(
+        400,
+        'unauthorized_client',
+        "This client's metadata document does not list client_credentials in grant_types.",
+      );
     const audience = audienceFor(params, app.accessTokens.resources, urls.mcpResource);
     // A client a person claimed gets tokens that name the person (pairwise `sub`) and the claim;
     // `hold` and `alerts` only when asked for and granted. No scope asked: "read", as ever.
