@@ -6,7 +6,9 @@ import { errorAnswer, GUARD_NOTICES, htmlAnswer, isForm, notAForm, privatePath }
 import { queueBookedMails } from '../booked-mails.js';
 import type { ReservationContext } from '../context.js';
 import { type FormState, readForm } from '../form.js';
-import { bookPlace } from '../repository.js';
+import { holdEndedNotice, holdUntil } from '../hold-notices.js';
+import type { BookingState } from '../pages/booking-form.js';
+import { bookPlace, HOLD_ID, heldPlaceOf } from '../repository.js';
 
 const DUPLICATE =
   'Cette adresse e-mail a déjà une réservation sur ce stage : aucune place de plus n’a été prise. Retrouvez-la avec le lien reçu lors de la réservation, ou contactez le centre.';
@@ -25,10 +27,12 @@ function formAgain(
   entry: SessionEntry,
   state: FormState | undefined,
   notice?: string,
+  hold?: BookingState['hold'],
 ) {
-  reply.header('referrer-policy', 'same-origin');
+  // A hold's form carries its capability: not sent on as a referrer.
+  reply.header('referrer-policy', hold ? 'no-referrer' : 'same-origin');
   const formToken = context.guard.tokenFor(request, reply);
-  const booking = { formToken, state, notice, mailEnabled: context.mailEnabled };
+  const booking = { formToken, state, notice, mailEnabled: context.mailEnabled, hold };
   return htmlAnswer(reply, status, context.renderSessionPage(entry, booking));
 }
 
@@ -48,19 +52,28 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
     if (!entry)
       return errorAnswer(reply, site, 404, 'Ce stage n’existe pas ou plus : aucune réservation n’a été faite.');
     const body = (request.body ?? {}) as Record<string, unknown>;
+    // The place an agent held for this person (the hold's page), while the hold keeps it: a
+    // refused form keeps it too.
+    const holdId = typeof body.hold === 'string' && HOLD_ID.test(body.hold) ? body.hold : undefined;
+    const held = holdId ? await heldPlaceOf(app.database.db, holdId, id, app.clock.now()) : undefined;
+    const hold =
+      holdId && held?.state === 'active' ? { id: holdId, until: holdUntil(entry, held.expiresAt) } : undefined;
+    const again = (status: number, state: FormState | undefined, notice?: string) =>
+      formAgain(context, request, reply, status, entry, state, notice, hold);
 
     const verdict = guard.check(request, body.formToken);
     // From another site: no form and no new cookie (which would replace this browser's own).
     if (verdict === 'cross-site') return errorAnswer(reply, site, 403, GUARD_NOTICES[verdict]);
     const form = readForm(body);
     const kept = { values: form.ok ? form.values : form.state.values, errors: [] };
-    if (verdict !== 'ok') return formAgain(context, request, reply, 403, entry, kept, GUARD_NOTICES[verdict]);
+    if (verdict !== 'ok') return again(403, kept, GUARD_NOTICES[verdict]);
     // People never see this field; a robot filling every field gets a refusal and nothing stored.
     if (typeof body.website === 'string' && body.website !== '')
-      return formAgain(context, request, reply, 400, entry, kept, 'Cette demande n’a pas pu être enregistrée.');
-    if (sessionStatus(entry, app.clock.now()) !== 'available')
-      return formAgain(context, request, reply, 409, entry, undefined);
-    if (!form.ok) return formAgain(context, request, reply, 400, entry, form.state);
+      return again(400, kept, 'Cette demande n’a pas pu être enregistrée.');
+    const status = sessionStatus(entry, app.clock.now());
+    if (status !== 'available' && !(status === 'full' && hold))
+      return again(409, undefined, holdId ? holdEndedNotice(entry, held) : undefined);
+    if (!form.ok) return again(400, form.state);
 
     const budget = await app.chargeReservation(request);
     if (!budget.allowed)
@@ -77,6 +90,7 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
       details: form.details,
       browser: guard.cookie(request) as string,
       now: bookedAt,
+      holdId,
       ...(context.mailEnabled
         ? {
             onBooked: (tx, booked) =>
@@ -96,10 +110,21 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
       case 'again':
         return reply.redirect(`${privatePath(outcome.token)}?deja=1#reservation`, 303);
       case 'duplicate':
-        return formAgain(context, request, reply, 409, now, { values: form.values, errors: [] }, DUPLICATE);
+        return formAgain(context, request, reply, 409, now, { values: form.values, errors: [] }, DUPLICATE, hold);
       case 'full':
-      case 'closed':
-        return formAgain(context, request, reply, 409, now, undefined);
+      case 'closed': {
+        // A hold that ended before the form was sent: say so, rather than only "full".
+        const ended = holdId ? await heldPlaceOf(app.database.db, holdId, id, bookedAt) : undefined;
+        return formAgain(
+          context,
+          request,
+          reply,
+          409,
+          now,
+          undefined,
+          holdId ? holdEndedNotice(now, ended) : undefined,
+        );
+      }
     }
   });
 }
