@@ -51,7 +51,8 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
     {
       title: 'Get an article',
       icons: iconsOf(ctx.publicBaseUrl, 'article'),
-      description: 'An article (French) by slug, from list_articles: its Markdown body, revision date, legal sources to cite.',
+      description:
+        'An article (French) by slug, from list_articles: its Markdown body, revision date, legal sources to cite.',
       inputSchema: cachedJsonSchema(GetInput),
       outputSchema: cachedJsonSchema(ArticleSchema, { opaque: ['sources'] }),
       annotations: READ_ONLY,
