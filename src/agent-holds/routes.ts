@@ -15,7 +15,8 @@ const SessionParams = z.object({
   id: z.uuid({ error: 'id must be a session id (a UUID), as GET /api/stages gives' }),
 });
 const HoldParams = z.object({ id: holdFields.holdId });
-const HoldBody = z.object({ idempotencyKey: holdFields.idempotencyKey.optional() }).optional();
+// No body at all is a hold without a key.
+const HoldBody = z.object({ idempotencyKey: holdFields.idempotencyKey.optional() }).nullish();
 
 const REFUSED = {
   403: problemResponse(
