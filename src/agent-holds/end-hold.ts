@@ -1,4 +1,4 @@
-import { and, eq, lte, type SQL } from 'drizzle-orm';
+import { and, eq, lt, lte, ne, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/connect.js';
 import { placeHolds } from '../db/schema.js';
 import { catalogueWrite, type Tx } from '../db/write.js';
@@ -21,9 +21,19 @@ export async function expireDueHolds(tx: Tx, now: Date, which?: SQL): Promise<nu
   return ended.length;
 }
 
-/** The expiry job's work: every hold past its time gives its place back (how many). */
-export function expireHolds(db: Db, now: Date): Promise<number> {
-  return catalogueWrite(db, (tx) => expireDueHolds(tx, now));
+/** An ended hold is kept this long (its agent may still read its state), then deleted. */
+export const ENDED_HOLD_KEPT_MS = 30 * 86_400_000;
+
+/**
+ * The expiry job's work: every hold past its time gives its place back (how many); holds ended
+ * more than ENDED_HOLD_KEPT_MS ago are forgotten.
+ */
+export async function expireHolds(db: Db, now: Date): Promise<number> {
+  const ended = await catalogueWrite(db, (tx) => expireDueHolds(tx, now));
+  await db
+    .delete(placeHolds)
+    .where(and(ne(placeHolds.state, 'active'), lt(placeHolds.endedAt, new Date(now.getTime() - ENDED_HOLD_KEPT_MS))));
+  return ended;
 }
 
 export type ReleaseResult =
