@@ -64,11 +64,10 @@ describe(`${AGENTS} agents hold the last 5 places at once, on two instances`, ()
     expect(await placesLeft(t.app, SESSION.id)).toBe(0);
     expect(await placesLeft(second, SESSION.id)).toBe(0);
     // The group as the operators see it: nothing on sale, the 5 places held here, none lost.
-    const [row] = (
-      await t.app.database.db.execute(
-        sql`select spots_available, held_here, (select count(*) from place_holds where session_id = ${SESSION.id} and state = 'active')::int as holds from stage_sessions where id = ${SESSION.id}`,
-      )
-    ).rows as Array<{ spots_available: number; held_here: number; holds: number }>;
+    const result = await t.app.database.db.execute(
+      sql`select spots_available, held_here, (select count(*) from place_holds where session_id = ${SESSION.id} and state = 'active')::int as holds from stage_sessions where id = ${SESSION.id}`,
+    );
+    const [row] = (result as unknown as { rows: Array<Record<string, number>> }).rows;
     expect(row).toEqual({ spots_available: 0, held_here: 5, holds: 5 });
   });
 });
