@@ -4,6 +4,8 @@ import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
 import { watchRoutes } from './agent-alerts/routes.js';
 import { registerClaimPages } from './agent-claims/approval-routes.js';
+import { registerHoldExpiry } from './agent-holds/expiry.js';
+import { holdRoutes } from './agent-holds/routes.js';
 import { registerEligibilityPage } from './agents/eligibility/page-route.js';
 import { registerEligibilityApi } from './agents/eligibility/route.js';
 import { registerAlerts } from './alerts/plugin.js';
@@ -88,12 +90,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Background work: the durable jobs' worker, and the email outbox's sender on it.
   await registerJobs(app);
   registerMail(app);
+  registerHoldExpiry(app); // an expired hold's place goes back on sale, whichever instance runs the job
   // The OpenAPI document collects the routes registered from here to registerOpenApiRoute.
   await registerOpenApi(app, config.publicBaseUrl, config.platformName);
 
   // The doors.
   await registerCatalogueApi(app); // GET /api/stages, /api/stages/{id}, /api/stages/events
   await app.register(watchRoutes); // /api/watches: a claimed agent's alerts for its person
+  await app.register(holdRoutes); // /api/stages/{id}/holds, /api/holds/{id}: a place held for its person
   await registerHealth(app); // GET /api/health
   await registerEligibilityApi(app); // POST /api/eligibility
   await registerAuth(app); // /api/oauth/*, and bearer tokens for the doors that take them
@@ -111,6 +115,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     publicBaseUrl: config.publicBaseUrl,
     db: app.database.db,
     sendsMail: sendsMail(config.mail),
+    holdTtlSeconds: config.site ? config.holds.ttlSeconds : undefined,
   }); // POST /api/mcp
   if (config.site) {
     // The pages for people; the booking form is on the site's session page, and a refused one

@@ -172,6 +172,10 @@ const EnvSchema = z
       .default(7),
     RESERVATION_PAYMENT_NOTE: z.string().min(1).max(1000).optional(),
     CHANGE_CUTOFF_DAYS: positiveInt('CHANGE_CUTOFF_DAYS').max(60, 'CHANGE_CUTOFF_DAYS must be at most 60').default(7),
+    HOLD_TTL_SECONDS: positiveInt('HOLD_TTL_SECONDS')
+      .min(60, 'HOLD_TTL_SECONDS must be at least 60')
+      .max(3600, 'HOLD_TTL_SECONDS must be at most 3600 (an hour)')
+      .default(900),
     TRUST_PROXY: z
       .string()
       .transform((v, ctx) => {
@@ -333,6 +337,8 @@ const EnvSchema = z
           env.RESERVATION_PAYMENT_NOTE ??
           'Le paiement se fait auprès du centre, qui vous contacte pour confirmer votre place et vous indiquer comment régler (carte, virement ou chèque). Votre place est retenue dès maintenant.',
       },
+      /** A place a claimed agent holds for its person (src/agent-holds/) is kept this long for them to book. */
+      holds: { ttlSeconds: env.HOLD_TTL_SECONDS },
       /** Whether the service serves its own HTML pages (the site). */
       site: env.SITE === 'on',
       /** Where bookingUrl and centre url point when the operator has its own site. */

@@ -30,6 +30,13 @@ describe('configuration', () => {
     expect(c.jobs).toEqual({ pollMs: 0, maxAttempts: 3, failedRetentionMs: 30 * 86_400_000 });
   });
 
+  it('holds a place for an agent 900 s, unless HOLD_TTL_SECONDS says (60 to 3600)', () => {
+    expect(loadConfig({}).holds).toEqual({ ttlSeconds: 900 });
+    expect(loadConfig({ HOLD_TTL_SECONDS: '600' }).holds).toEqual({ ttlSeconds: 600 });
+    for (const bad of ['0', '59', '3601', 'quinze'])
+      expect(() => loadConfig({ HOLD_TTL_SECONDS: bad })).toThrow(/HOLD_TTL_SECONDS/);
+  });
+
   it('signals search and AI input but not training in robots.txt, unless CONTENT_SIGNAL says', () => {
     expect(loadConfig({}).contentSignal).toEqual({ search: 'yes', 'ai-input': 'yes', 'ai-train': 'no' });
     expect(loadConfig({ CONTENT_SIGNAL: 'ai-train=yes' }).contentSignal).toEqual({ 'ai-train': 'yes' });

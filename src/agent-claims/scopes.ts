@@ -4,37 +4,21 @@
  * and only when they granted them. None of them ever lets an agent pay, book, or see the
  * person's area or details (spec.md §5.8).
  */
-export const AGENT_SCOPES = ['alerts'] as const;
+export const AGENT_SCOPES = ['hold', 'alerts'] as const;
 export type AgentScope = (typeof AGENT_SCOPES)[number];
-
-/**
- * Scopes named by issue 26 and not built yet: asked for at the claim or the token endpoint, they
- * are refused with `invalid_scope` saying so. Offering holds later is one entry: move `hold` into
- * AGENT_SCOPES (its texts below are kept ready).
- */
-export const COMING_SCOPES = ['hold'] as const;
-type NamedScope = AgentScope | (typeof COMING_SCOPES)[number];
-
-/** The `invalid_scope` description of a scope not offered yet, or undefined for any other word. */
-export function comingScopeError(words: readonly string[]): string | undefined {
-  const coming = COMING_SCOPES.find((scope) => words.includes(scope));
-  return coming
-    ? `The "${coming}" scope is not available yet: today a person can grant ${AGENT_SCOPES.map((s) => `"${s}"`).join(' and ')} only.`
-    : undefined;
-}
 
 export function isAgentScope(value: string): value is AgentScope {
   return (AGENT_SCOPES as readonly string[]).includes(value);
 }
 
 /** How the person's pages name each scope (plain French, what it means for them). */
-export const SCOPE_TEXT: Record<NamedScope, string> = {
+export const SCOPE_TEXT: Record<AgentScope, string> = {
   hold: 'Mettre une place de côté pour vous dans un stage, pour peu de temps : c’est vous qui finissez la réservation sur ce site.',
   alerts: 'Créer des alertes pour vous : les e-mails d’alerte vous arrivent à vous, et chacun permet de se désabonner.',
 };
 
 /** Short labels, for the list of agents in the people's area. */
-export const SCOPE_LABEL: Record<NamedScope, string> = {
+export const SCOPE_LABEL: Record<AgentScope, string> = {
   hold: 'mettre une place de côté',
   alerts: 'créer des alertes',
 };
@@ -51,7 +35,7 @@ export function scopeString(scopes: readonly AgentScope[]): string {
 }
 
 /** What each scope lets a claimed client do, for agent developers (metadata, docs). */
-export const SCOPE_DESCRIPTION: Record<NamedScope, string> = {
+export const SCOPE_DESCRIPTION: Record<AgentScope, string> = {
   hold: 'Hold a place in a session for the person for a short time; the person completes the booking themselves on the site.',
   alerts: 'Create alerts for the person (the emails go to the person, each with a one-click unsubscribe).',
 };

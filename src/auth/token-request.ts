@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { AGENT_SCOPES, type AgentScope, comingScopeError, scopesOf } from '../agent-claims/scopes.js';
+import { AGENT_SCOPES, type AgentScope, scopesOf } from '../agent-claims/scopes.js';
 import { OAuthError } from './oauth-errors.js';
 import { READ_SCOPE } from './policy.js';
 
@@ -139,8 +139,6 @@ export function checkGrant(params: URLSearchParams): AgentScope[] {
   if (grantType !== 'client_credentials')
     throw new OAuthError(400, 'unsupported_grant_type', 'The only supported grant_type is client_credentials.');
   const words = (params.get('scope') ?? '').split(' ').filter((word) => word !== '');
-  const coming = comingScopeError(words);
-  if (coming) throw new OAuthError(400, 'invalid_scope', coming);
   if (!words.every((word) => SCOPES.has(word)))
     throw new OAuthError(
       400,

@@ -255,6 +255,11 @@ function suggestion(key: string, names: readonly string[]): string | undefined {
  * by name, never dropped: a model that wrote `department` would otherwise get all of France and
  * believe it filtered.
  */
+/** A session's id as a tool argument (check_availability, hold_place). */
+export const sessionIdField = z
+  .uuid({ error: 'sessionId must be a session id (a UUID), as given by search_stages' })
+  .describe('Session id, from search_stages or get_centre.');
+
 export function argumentsObject<S extends z.ZodRawShape>(shape: S) {
   const names = Object.keys(shape);
   return z.strictObject(shape, {

@@ -755,3 +755,43 @@ export const agentClaims = pgTable(
     index('agent_claims_user').on(t.userId),
   ],
 );
+
+/**
+ * A place a claimed agent holds for its person (issue 26, src/agent-holds/): taken from those on
+ * sale like a booking's (held here), for a short time, until the person books it on the hold's
+ * completeUrl (`completed`, naming the reservation that inherited the place), the agent releases
+ * it, or it expires; the last two give the place back. No personal data: the person is their user
+ * id, for the limits only.
+ */
+export const placeHolds = pgTable(
+  'place_holds',
+  {
+    /** `hld_` + 128 random bits, base64url: the agent's handle and, in completeUrl, the person's capability. */
+    id: text('id').primaryKey(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => stageSessions.id, { onDelete: 'cascade' }),
+    /** The person it is held for (limits per person); null once their account is erased. */
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** The claim it was made under: only that claim sees and releases it; null once the claim is pruned. */
+    claimId: text('claim_id').references((): AnyPgColumn => agentClaims.id, { onDelete: 'set null' }),
+    clientId: text('client_id').notNull(),
+    /** The agent's key for a repeatable request: the same key under one claim gives the same hold. */
+    idempotencyKey: text('idempotency_key'),
+    state: text('state').notNull().default('active'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** When it left `active` (completed, released or expired). */
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+    /** The reservation the person made on completeUrl, which holds the place now. */
+    reservationId: uuid('reservation_id').references(() => reservations.id, { onDelete: 'set null' }),
+  },
+  (t) => [
+    check('place_holds_state', sql`${t.state} in ('active', 'completed', 'released', 'expired')`),
+    uniqueIndex('place_holds_idempotency').on(t.claimId, t.idempotencyKey),
+    // One active hold per person per session, whatever the agent.
+    uniqueIndex('place_holds_one_per_session').on(t.sessionId, t.userId).where(sql`${t.state} = 'active'`),
+    index('place_holds_active_user').on(t.userId).where(sql`${t.state} = 'active'`),
+    index('place_holds_due').on(t.expiresAt).where(sql`${t.state} = 'active'`),
+  ],
+);

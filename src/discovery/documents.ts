@@ -22,7 +22,7 @@ export function authorizationServerMetadata(
     token_endpoint: urls.tokenEndpoint,
     registration_endpoint: urls.registrationEndpoint,
     jwks_uri: urls.jwksUri,
-    // `alerts` is only ever issued to a client a person claimed, as they granted (`hold`: not yet).
+    // `hold` and `alerts` are only ever issued to a client a person claimed, as they granted.
     scopes_supported: [READ_SCOPE, ...AGENT_SCOPES],
     // Required by RFC 8414 (and by the SDKs' schema); empty: the authorization endpoint serves no
     // response_type, so no client is led into a redirect flow.
@@ -66,7 +66,7 @@ export function authorizationServerMetadata(
 function claimDescription(urls: AuthUrls) {
   return {
     description:
-      'Optional. A registered client that should act for one person asks their consent: POST claim_endpoint with its access token (Authorization: Bearer) and scope="alerts" (read is implied; "hold" is not available yet). The answer gives claim_url, a page to give the person, and user_code, to read or show to them; the person signs in on that page with a link emailed to them, types the code, sees what the client may and may never do, and approves (choosing among the asked scopes) or refuses within expires_in seconds. Poll GET claim_endpoint/{claim_id} (same token) no faster than interval seconds until status is approved, denied or expired (it reads revoked once the person withdraws an approval). Then keep using client_credentials: a token asked for with scope="read alerts" carries the person as an opaque, per-client sub (never their email). The person can withdraw the authorisation at any time; the claimed tokens are refused from the next request on (401 invalid_token).',
+      'Optional. A registered client that should act for one person asks their consent: POST claim_endpoint with its access token (Authorization: Bearer) and scope="hold alerts" (or one of them; read is implied). The answer gives claim_url, a page to give the person, and user_code, to read or show to them; the person signs in on that page with a link emailed to them, types the code, sees what the client may and may never do, and approves (choosing among the asked scopes) or refuses within expires_in seconds. Poll GET claim_endpoint/{claim_id} (same token) no faster than interval seconds until status is approved, denied or expired (it reads revoked once the person withdraws an approval). Then keep using client_credentials: a token asked for with scope="read hold alerts" (or the part granted) carries the person as an opaque, per-client sub (never their email). The person can withdraw the authorisation at any time; the claimed tokens are refused from the next request on (401 invalid_token).',
     endpoint: urls.claimEndpoint,
     status_endpoint: `${urls.claimEndpoint}/{claim_id}`,
     style: 'RFC 8628 device authorization (claim_url, user_code, expires_in, interval, slow_down)',
@@ -74,12 +74,12 @@ function claimDescription(urls: AuthUrls) {
     poll_interval_seconds: CLAIM_POLL_INTERVAL_SECONDS,
     scopes: Object.fromEntries(AGENT_SCOPES.map((scope) => [scope, SCOPE_DESCRIPTION[scope]])),
     what_claimed_agents_may_do:
-      'With "alerts": the MCP tool watches and /api/watches (email alerts for the person on a full session or a search; list and remove those they made).',
+      'With "hold": the MCP tools hold_place and release_hold, and POST /api/stages/{id}/holds, GET and DELETE /api/holds/{holdId}: hold one place of a session for the person for a short time (one per session, three at once); the person books it themselves on the hold\'s completeUrl, or it goes back on sale by itself. With "alerts": the MCP tool watches and /api/watches (email alerts for the person on a full session or a search; list and remove those they made).',
     person_approves: ['the user_code the client gave them', 'which of the asked scopes to grant'],
     one_person_per_client: true,
     never: [
       'pay',
-      'book (the person completes every booking on the site)',
+      'book (a hold is not a booking: the person completes every booking on the site)',
       "see the person's area, reservations, name, email or phone",
     ],
     revocation:
@@ -92,8 +92,8 @@ export function protectedResourceMetadata(urls: AuthUrls, resource: string, reso
   return {
     resource,
     authorization_servers: [urls.issuer],
-    // Only `read`: the MCP SDKs ask for exactly these scopes in every token request, and `alerts`
-    // asked by an unclaimed client would be refused (invalid_scope).
+    // Only `read`: the MCP SDKs ask for exactly these scopes in every token request, and `hold` or
+    // `alerts` asked by an unclaimed client would be refused (invalid_scope).
     scopes_supported: [READ_SCOPE],
     bearer_methods_supported: ['header'],
     resource_name: resourceName,

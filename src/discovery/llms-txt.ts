@@ -64,7 +64,7 @@ Every endpoint works without authentication. Anonymous use is rate-limited per I
 - [Protected resource metadata](${urls.rootResourceMetadata}): RFC 9728, for the service; [for the MCP endpoint](${urls.mcpResourceMetadata}).
 - [JSON Web Key Set](${urls.jwksUri}): public keys that verify access tokens.
 - [API catalog](${base}${API_CATALOG_PATH}): RFC 9727 linkset of the APIs and their descriptions.
-- [Claim endpoint](${urls.claimEndpoint}): a registered client asks one person's consent to act for them (scope \`alerts\`: email alerts for the person through the MCP tool \`watches\` or \`/api/watches\`; holding a place is not available yet), in the manner of RFC 8628: POST with the client's token gives a \`claim_url\` and a \`user_code\` for the person, who signs in by email and approves or refuses; poll \`GET /api/oauth/claim/{claim_id}\` with the same token. Not needed for reading: \`read\` is every client's scope.
+- [Claim endpoint](${urls.claimEndpoint}): a registered client asks one person's consent to act for them (scope \`hold\`: one place held about 15 minutes for the person, who books it themselves on the hold's \`completeUrl\`, through the MCP tools \`hold_place\` and \`release_hold\` or \`/api/stages/{id}/holds\`; scope \`alerts\`: email alerts for the person through the MCP tool \`watches\` or \`/api/watches\`; never booking or paying), in the manner of RFC 8628: POST with the client's token gives a \`claim_url\` and a \`user_code\` for the person, who signs in by email and approves or refuses; poll \`GET /api/oauth/claim/{claim_id}\` with the same token. Not needed for reading: \`read\` is every client's scope.
 
 ## Optional
 

@@ -73,7 +73,7 @@ export async function registerOpenApi(
         {
           name: 'agents',
           description:
-            'What an agent client does for the person who claimed it (POST /api/oauth/claim), with the scope the person granted: alerts emailed to the person. Never booking, paying, or reading the person’s data.',
+            'What an agent client does for the person who claimed it (POST /api/oauth/claim), with the scopes the person granted: a place held for a short time, which the person books themselves; alerts emailed to the person. Never booking, paying, or reading the person’s data.',
         },
       ],
       components: {
@@ -85,7 +85,7 @@ export async function registerOpenApi(
             flows: {
               clientCredentials: {
                 tokenUrl: `${publicBaseUrl}/api/oauth/token`,
-                scopes: { read: 'Public data.', alerts: SCOPE_DESCRIPTION.alerts },
+                scopes: { read: 'Public data.', hold: SCOPE_DESCRIPTION.hold, alerts: SCOPE_DESCRIPTION.alerts },
               },
             },
           },

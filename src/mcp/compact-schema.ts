@@ -132,9 +132,10 @@ export interface CompactOptions {
    */
   names?: Record<string, string>;
   /**
-   * Output properties published as a plain object (or a list of objects): nested records another
-   * tool describes in full (a session: check_availability; its centre: get_centre), which a model
-   * reads in the answer anyway. Each record is then described once across the tools.
+   * Output properties published as a plain object (or a list of objects): the catalogue's records
+   * (a session, a centre: the spec's fields, described in the OpenAPI document) and records another
+   * tool describes in full (an article: get_article), which a model reads in the answer anyway.
+   * tools/list then stays within its budget (test/mcp/tool-list.test.ts).
    */
   opaque?: string[];
 }

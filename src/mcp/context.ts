@@ -15,6 +15,8 @@ export interface ToolContext {
   db: Db;
   /** Whether the service sends email: without it, no alerts. */
   sendsMail: boolean;
+  /** How long a hold keeps its place; undefined without the site (no booking page to complete a hold on). */
+  holdTtlSeconds: number | undefined;
 }
 
 /** A read tool's hints; its title is the tool's own `title` (one title per tool). */

@@ -29,6 +29,8 @@ const ICONS = {
   ),
   // A bell: an alert.
   bell: frame('<path d="M6 16V11a6 6 0 0 1 12 0v5l2 2H4z"/><path d="M10 21h4"/>'),
+  // A ticket: a place held.
+  ticket: frame('<path d="M3 7h18v3a2 2 0 0 0 0 4v3H3v-3a2 2 0 0 0 0-4z"/><path d="M14 7v10"/>'),
 } as const;
 
 export type IconName = keyof typeof ICONS;

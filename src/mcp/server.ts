@@ -8,6 +8,7 @@ import { registerArticleTools } from './tools/articles.js';
 import { registerCheckAvailability } from './tools/check-availability.js';
 import { registerCheckEligibility } from './tools/check-eligibility.js';
 import { registerGetCentre } from './tools/get-centre.js';
+import { registerHolds } from './tools/holds.js';
 import { registerSearchStages } from './tools/search-stages.js';
 import { registerWatches } from './tools/watches.js';
 
@@ -22,6 +23,8 @@ export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set([
   'get_article',
   'check_eligibility',
   'watches',
+  'hold_place',
+  'release_hold',
 ]);
 
 /**
@@ -29,15 +32,16 @@ export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set([
  * check_availability, the call made just before a person books, whose answer says when it was
  * computed (`checkedAt`): a replayed answer would carry the time of its first computation; and
  * check_eligibility, whose answer depends on the day and what a person told about their licence,
- * which no cache keeps; and watches, whose answer is one claimed client's own and changes what is stored.
+ * which no cache keeps; and watches, hold_place and release_hold, whose answers are one claimed
+ * client's own and change what is stored.
  */
 export const MCP_KEPT_TOOLS: ReadonlySet<string> = new Set(
   [...MCP_TOOL_NAMES].filter(
-    (name) => name !== 'check_availability' && name !== 'check_eligibility' && name !== 'watches',
+    (name) => !['check_availability', 'check_eligibility', 'watches', 'hold_place', 'release_hold'].includes(name),
   ),
 );
 
-const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). check_eligibility answers "can I, and by when?" from what the person knows, each rule with its source. The articles are also resources (stages://articles/{slug}, Markdown); stages://sessions/{id} and stages://centres/{idOrSlug} read a session or a centre as those tools do; the prompts find_course and explain_points_recovery start the two usual tasks. All data is public and read-only. Never try to book or pay: give the user the bookingUrl, where they book themselves. A client the user claimed (POST /api/oauth/claim) with the "alerts" scope may set email alerts for them with watches; it never sees their email, data or area.`;
+const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). check_eligibility answers "can I, and by when?" from what the person knows, each rule with its source. The articles are also resources (stages://articles/{slug}, Markdown); stages://sessions/{id} and stages://centres/{idOrSlug} read a session or a centre as those tools do; the prompts find_course and explain_points_recovery start the two usual tasks. All data is public. Never try to book or pay: give the user the bookingUrl, where they book themselves. A client the user claimed (POST /api/oauth/claim) may act for them as they granted: with "hold", hold_place keeps one place for them for about 15 minutes (one per session, three at once) and gives a completeUrl where they book it themselves, release_hold gives it back; with "alerts", watches emails them alerts. A claimed client still never books, pays, or sees the person's name, email, phone, reservations or area.`;
 
 /**
  * A fresh MCP server over the shared tool context. The SDK's stateless pattern builds one per
@@ -78,6 +82,7 @@ export function createMcpServer(ctx: ToolContext): McpServer {
   registerArticleTools(server, ctx);
   registerCheckEligibility(server, ctx);
   registerWatches(server, ctx);
+  registerHolds(server, ctx);
   registerResources(server, ctx);
   registerPrompts(server, ctx);
   return server;

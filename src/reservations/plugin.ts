@@ -6,6 +6,7 @@ import type { ReservationContext, SessionPageRenderer } from './context.js';
 import { reservationErrorHandler } from './error-handler.js';
 import { registerReminders } from './reminder.js';
 import { bookingRoute } from './routes/booking.js';
+import { holdPageRoute } from './routes/hold-page.js';
 import { privateLinkRoutes } from './routes/private-link.js';
 
 // A form of six short fields; anything bigger is not from our page.
@@ -42,6 +43,7 @@ export async function registerReservations(app: FastifyInstance, options: Reserv
     );
     scope.setErrorHandler(reservationErrorHandler(site));
     bookingRoute(scope, context);
+    holdPageRoute(scope, context);
     privateLinkRoutes(scope, context);
   });
 }

@@ -11,6 +11,7 @@ export * from './repository/cancel.js';
 export * from './repository/change.js';
 export * from './repository/contact.js';
 export * from './repository/course-of.js';
+export * from './repository/held-place.js';
 export * from './repository/links.js';
 export * from './repository/list.js';
 export * from './repository/paid.js';

@@ -101,3 +101,14 @@ const ZONE_NAMES: Record<string, string> = {
 export function zoneNote(timeZone: string): string | undefined {
   return ZONE_NAMES[timeZone];
 }
+
+/** The wall-clock time of `instant` in `timeZone`, "HH:MM" (24 h). */
+export function clockTimeIn(instant: Date, timeZone: string): string {
+  let fmt = clockFormatters.get(timeZone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    clockFormatters.set(timeZone, fmt);
+  }
+  return fmt.format(instant);
+}
+const clockFormatters = new Map<string, Intl.DateTimeFormat>();

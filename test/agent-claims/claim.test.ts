@@ -260,10 +260,10 @@ describe('an agent claimed by a person, from registration to revocation', () => 
     expect(JSON.stringify(claims)).not.toContain('claire');
     alertsToken = granted.access_token;
     sub = claims.sub as string;
-    // Not offered yet: hold.
+    // Offered, but not granted by this person: hold.
     const hold = await tokenError(agent, 'read alerts hold');
     expect(hold.error).toBe('invalid_scope');
-    expect(hold.error_description).toContain('"hold" scope is not available yet');
+    expect(hold.error_description).toContain('did not grant hold');
     // One person per client.
     const another = await startClaim(plain.access_token);
     expect(another.status).toBe(409);
@@ -392,7 +392,7 @@ describe('a claim refused, expired or guessed at', () => {
     const agent = await registerAgent('Assistant refusé');
     const { access_token } = await token(agent);
     const claim = (await startClaim(access_token)).body;
-    expect(claim.scope).toBe('read alerts'); // no scope asked: every scope offered
+    expect(claim.scope).toBe('read hold alerts'); // no scope asked: every scope offered
     const browser = await signInFromClaimPage(claim.claim_url);
     const page = await browser.get(pagePath(claim.claim_url));
     expect(page.body).toContain('Créer des alertes pour vous');
@@ -457,7 +457,7 @@ describe('a claim refused, expired or guessed at', () => {
     const noScope = await answer(browser, claim.claim_url, { user_code: claim.user_code, decision: 'approve' });
     expect(noScope.statusCode).toBe(400);
     expect(noScope.body).toContain('Cochez au moins une chose');
-    // A scope not offered is not granted.
+    // A scope not asked for is not granted.
     const holdOnly = await answer(browser, claim.claim_url, {
       user_code: claim.user_code,
       scope: 'hold',
@@ -486,12 +486,9 @@ describe('the claim endpoints’ errors, in the OAuth format', () => {
     const unknown = await startClaim(access_token, 'alerts pay');
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toBe('invalid_scope');
-    // Holding a place: named by the issue, not available yet.
-    const hold = await startClaim(access_token, 'alerts hold');
-    expect(hold.status).toBe(400);
-    expect(hold.body.error).toBe('invalid_scope');
-    expect(hold.body.error_description).toContain('"hold" scope is not available yet');
-    const mine = (await startClaim(access_token, 'alerts')).body;
+    // Holding a place is offered: asked with alerts, the claim asks the person for both.
+    const mine = (await startClaim(access_token, 'alerts hold')).body;
+    expect(mine.scope).toBe('read hold alerts');
     const other = await registerAgent('Assistant indiscret');
     const theirs = await poll(mine.claim_id, (await token(other)).access_token);
     expect(theirs.status).toBe(404);
@@ -517,15 +514,21 @@ describe('the claim endpoints’ errors, in the OAuth format', () => {
 });
 
 describe('the metadata and the sign-in return path', () => {
-  it('describes the claim in agent_auth; scopes_supported gains alerts (not hold, not offered yet), the resource metadata stays read', async () => {
-    expect(as.scopes_supported).toEqual(['read', 'alerts']);
+  it('describes the claim in agent_auth; scopes_supported gains hold and alerts, the resource metadata stays read', async () => {
+    expect(as.scopes_supported).toEqual(['read', 'hold', 'alerts']);
     const agentAuth = as.agent_auth as Record<string, unknown>;
     expect(agentAuth.claim_available).toBe(true);
     expect(agentAuth.identity_types_supported).toEqual(['anonymous']);
     expect(agentAuth.grant_type).toBe('client_credentials');
     expect(agentAuth.claim).toMatchObject({ endpoint: `${base}/api/oauth/claim`, expires_in_seconds: 600 });
-    expect(Object.keys((agentAuth.claim as { scopes: object }).scopes)).toEqual(['alerts']);
-    expect(JSON.stringify(agentAuth)).not.toContain('scope="hold');
+    expect(Object.keys((agentAuth.claim as { scopes: object }).scopes)).toEqual(['hold', 'alerts']);
+    // What claimed agents may now do, and what they never may.
+    const claimText = agentAuth.claim as { what_claimed_agents_may_do: string; never: string[] };
+    expect(claimText.what_claimed_agents_may_do).toContain('hold_place');
+    expect(claimText.what_claimed_agents_may_do).toContain('completeUrl');
+    expect(claimText.never).toEqual(expect.arrayContaining(['pay']));
+    expect(claimText.never.join(' ')).toContain('book');
+    expect(JSON.stringify(agentAuth)).not.toContain('not available yet');
     const prm = await agentFetch('/.well-known/oauth-protected-resource/api/mcp', undefined);
     expect(prm.body.scopes_supported).toEqual(['read']);
   });

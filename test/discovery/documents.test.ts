@@ -37,7 +37,7 @@ describe('authorization server metadata (RFC 8414)', () => {
       token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256'],
       client_id_metadata_document_supported: true,
       // alerts: only for a client a person claimed (test/agent-claims/claim.test.ts); hold is not offered yet.
-      scopes_supported: ['read', 'alerts'],
+      scopes_supported: ['read', 'hold', 'alerts'],
       response_types_supported: [],
       service_documentation: `${BASE_URL}/llms.txt`,
     });
@@ -55,7 +55,7 @@ describe('authorization server metadata (RFC 8414)', () => {
       client_secret_expires: false,
       grant_type: 'client_credentials',
       scopes: ['read'],
-      scopes_with_claim: ['alerts'],
+      scopes_with_claim: ['hold', 'alerts'],
       claim_available: true,
       access_token_lifetime_seconds: 3600,
     });

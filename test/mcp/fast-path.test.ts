@@ -398,7 +398,7 @@ describe('MCP fast path', () => {
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(
         MCP_KEPT_TOOLS.has(tool.name) || tool.name === 'check_availability' || tool.name === 'check_eligibility',
       );
-    // watches changes what is stored and answers one claimed client: never kept.
-    expect(MCP_KEPT_TOOLS.has('watches')).toBe(false);
+    // watches, hold_place and release_hold change what is stored and answer one claimed client: never kept.
+    for (const name of ['watches', 'hold_place', 'release_hold']) expect(MCP_KEPT_TOOLS.has(name), name).toBe(false);
   });
 });

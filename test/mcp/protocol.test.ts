@@ -45,7 +45,7 @@ describe('POST /api/mcp over plain HTTP', () => {
 
     const list = await rawPost(server.endpoint, rpc('tools/list', undefined, 2));
     expect(list.status).toBe(200);
-    expect(list.json.result.tools).toHaveLength(7);
+    expect(list.json.result.tools).toHaveLength(9);
 
     const call = await rawPost(
       server.endpoint,
@@ -128,7 +128,7 @@ describe('POST /api/mcp over plain HTTP', () => {
     );
     expect(r.status).toBe(200);
     expect(r.json.map((m: { id: number }) => m.id)).toEqual([1, 2]);
-    expect(r.json[1].result.tools).toHaveLength(7);
+    expect(r.json[1].result.tools).toHaveLength(9);
   });
 
   it('answers JSON that is not a JSON-RPC message, and an empty batch, with -32600', async () => {

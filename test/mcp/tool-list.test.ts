@@ -47,7 +47,7 @@ describe.each(ERAS)('tools/list size, revision $label', (era) => {
     const r = await rawPost(server.endpoint, JSON.stringify(era.body), era.headers);
     expect(r.status).toBe(200);
     const tools = r.json.result.tools as Array<{ name: string }>;
-    expect(tools).toHaveLength(7);
+    expect(tools).toHaveLength(9);
     // The bytes on the wire: the whole JSON-RPC answer, envelope included.
     const sizes = Object.fromEntries(tools.map((t) => [t.name, bytes(t)]));
     console.info(`tools/list ${era.label}: ${Buffer.byteLength(r.text)} bytes`, sizes);

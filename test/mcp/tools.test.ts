@@ -18,7 +18,11 @@ const TOOL_NAMES = [
   'get_article',
   'check_eligibility',
   'watches',
+  'hold_place',
+  'release_hold',
 ];
+/** The tools that act for a claimed client's person: they change what is stored. */
+const AGENT_TOOLS = ['watches', 'hold_place', 'release_hold'];
 
 // biome-ignore lint/suspicious/noExplicitAny: tool results are inspected structurally
 const structured = (r: any) => r.structuredContent as any;
@@ -37,7 +41,7 @@ describe.each(ERAS)('MCP tools with the official client, revision $label', (era)
     expect(client.getProtocolEra()).toBe(pinned ? 'modern' : 'legacy');
   });
 
-  it('lists the six read tools, each described, read-only, with input and output schemas, and watches', async () => {
+  it('lists the six read tools, each described, read-only, with input and output schemas, and the claimed agents’ three', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
     // watches writes (a claimed agent's alerts for its person): not read-only, and says who may use it.
@@ -45,7 +49,21 @@ describe.each(ERAS)('MCP tools with the official client, revision $label', (era)
     expect(watches?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: false, idempotentHint: true });
     expect(watches?.description).toContain('/api/oauth/claim');
     expect(watches?.inputSchema.additionalProperties).toBe(false);
-    for (const tool of tools.filter((t) => t.name !== 'watches')) {
+    // Holding a place: not read-only, not destructive, repeatable; says who may and that the person books.
+    for (const name of ['hold_place', 'release_hold']) {
+      const tool = tools.find((t) => t.name === name);
+      expect(tool?.annotations, name).toEqual({
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
+      expect(tool?.inputSchema.additionalProperties, name).toBe(false);
+    }
+    const hold = tools.find((t) => t.name === 'hold_place');
+    expect(hold?.description).toContain('"hold"');
+    expect(hold?.description).toContain('completeUrl (never you)');
+    for (const tool of tools.filter((t) => !AGENT_TOOLS.includes(t.name))) {
       expect(tool.title).toBeTruthy();
       expect(tool.description?.length).toBeGreaterThan(100);
       expect(tool.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });

@@ -1,6 +1,7 @@
 /*
  * The places model. A session's group (its capacity) is shared by two sellers: this service, whose
- * bookings hold places (`heldHere`: reservations not cancelled; only a booking, a cancellation or
+ * bookings hold places (`heldHere`: reservations not cancelled, and active agent holds,
+ * src/agent-holds/; only a booking, a cancellation, a hold or
  * a cancelled session moves it), and the centre, which sells the rest through its own channels.
  * What is on sale here (`spotsAvailable`) is the centre's figure less the bookings made here that
  * the figure does not know of.

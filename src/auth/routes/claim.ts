@@ -6,13 +6,7 @@ import {
   claimPagePath,
 } from '../../agent-claims/policy.js';
 import { pollClaim } from '../../agent-claims/poll-claim.js';
-import {
-  AGENT_SCOPES,
-  type AgentScope,
-  comingScopeError,
-  isAgentScope,
-  scopeString,
-} from '../../agent-claims/scopes.js';
+import { AGENT_SCOPES, type AgentScope, isAgentScope, scopeString } from '../../agent-claims/scopes.js';
 import { startClaim } from '../../agent-claims/start-claim.js';
 import { InvalidTokenError, type VerifiedToken } from '../access-tokens.js';
 import { isUrlClientId } from '../cimd/client-id-url.js';
@@ -78,8 +72,6 @@ function askedScopes(request: FastifyRequest): AgentScope[] {
   if (typeof scope !== 'string')
     throw new OAuthError(400, 'invalid_scope', 'scope must be a string of space-separated scopes, e.g. "alerts".');
   const words = [...new Set(scope.split(' ').filter((word) => word !== '' && word !== READ_SCOPE))];
-  const coming = comingScopeError(words);
-  if (coming) throw new OAuthError(400, 'invalid_scope', coming);
   if (!words.every(isAgentScope))
     throw new OAuthError(
       400,

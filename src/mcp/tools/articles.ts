@@ -30,9 +30,10 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
       title: 'List articles',
       icons: iconsOf(ctx.publicBaseUrl, 'article'),
       description:
-        'Articles (French) on the rules: who may take a course, how often, probationary licence, 48N, when points come back, prices. Filter by topic or words. Use them, not guesses.',
+        'French articles on the rules: who may take a course, how often, probationary licence, 48N, when points come back, prices. Use them, not guesses.',
       inputSchema: cachedJsonSchema(ListInput),
-      outputSchema: cachedJsonSchema(ListOutput),
+      // Each article as a plain object: get_article describes the record in full.
+      outputSchema: cachedJsonSchema(ListOutput, { opaque: ['articles'] }),
       annotations: READ_ONLY,
     },
     async ({ topic, query, limit }) => {
@@ -51,9 +52,9 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
       title: 'Get an article',
       icons: iconsOf(ctx.publicBaseUrl, 'article'),
       description:
-        'An article (French) by slug, from list_articles: its Markdown body, revision date and legal sources to cite.',
+        'An article (French) by slug, from list_articles: its Markdown body, revision date, legal sources to cite.',
       inputSchema: cachedJsonSchema(GetInput),
-      outputSchema: cachedJsonSchema(ArticleSchema),
+      outputSchema: cachedJsonSchema(ArticleSchema, { opaque: ['sources'] }),
       annotations: READ_ONLY,
     },
     async ({ slug }) => {

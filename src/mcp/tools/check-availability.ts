@@ -1,20 +1,15 @@
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
 import {
   type SessionAvailability,
   SessionAvailabilitySchema,
   sessionAvailability,
 } from '../../catalogue/availability.js';
-import { argumentsObject } from '../../catalogue/fields.js';
+import { argumentsObject, sessionIdField } from '../../catalogue/fields.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_HINT, BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { iconsOf } from '../icons.js';
 
-const Input = argumentsObject({
-  sessionId: z
-    .uuid({ error: 'sessionId must be a session id (a UUID), as given by search_stages' })
-    .describe('Session id, from search_stages or get_centre.'),
-});
+const Input = argumentsObject({ sessionId: sessionIdField });
 
 /** The readable text of a session's availability: what check_availability and stages://sessions/{id} give. */
 export function availabilityText(out: SessionAvailability): string {
@@ -28,7 +23,7 @@ export function registerCheckAvailability(server: McpServer, ctx: ToolContext): 
     {
       title: 'Check availability',
       icons: iconsOf(ctx.publicBaseUrl, 'check'),
-      description: `Whether a session can be booked now: places left, price, status, centre. Call it just before the user books: places change. ${BOOKING_HINT}`,
+      description: `Whether a session can be booked now: places left, price, status, centre. Call it just before the user books. ${BOOKING_HINT}`,
       inputSchema: cachedJsonSchema(Input),
       // The session as a plain object: its fields are the search's sessions', described in the OpenAPI.
       outputSchema: cachedJsonSchema(SessionAvailabilitySchema, { opaque: ['session'] }),

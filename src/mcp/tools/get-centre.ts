@@ -65,9 +65,11 @@ export function registerGetCentre(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Get a centre',
       icons: iconsOf(ctx.publicBaseUrl, 'centre'),
-      description: `An approved centre by id or slug, with its upcoming sessions (with places, unless includeUnavailable): other dates at the same place. ${BOOKING_HINT}`,
+      description: `An approved centre by id or slug, and its upcoming sessions with places (all: includeUnavailable). ${BOOKING_HINT}`,
       inputSchema: cachedJsonSchema(Input),
-      outputSchema: cachedJsonSchema(Output, { opaque: ['sessions'] }),
+      // The centre and its sessions as plain objects, like every record of the catalogue in the tools'
+      // output schemas: the spec's fields, described in the OpenAPI (Centre, StageSession).
+      outputSchema: cachedJsonSchema(Output, { opaque: ['centre', 'sessions'] }),
       annotations: READ_ONLY,
     },
     async ({ idOrSlug, limit, includeUnavailable }) => {

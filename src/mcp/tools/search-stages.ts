@@ -13,7 +13,7 @@ export function registerSearchStages(server: McpServer, ctx: ToolContext): void 
     {
       title: 'Search course sessions',
       icons: iconsOf(ctx.publicBaseUrl, 'search'),
-      description: `Find two-day points-recovery courses ("stages de récupération de points") in France with places left, by place, dates, price or weekday. ${BOOKING_HINT}`,
+      description: `Find points-recovery courses ("stages de récupération de points") in France with places left, by place, dates, price or weekday. ${BOOKING_HINT}`,
       inputSchema: cachedJsonSchema(SearchQuerySchema, { names: { place: SEARCHABLE_CHARACTER_LITERAL } }),
       outputSchema: cachedJsonSchema(StageListSchema, { opaque: ['data'] }),
       annotations: READ_ONLY,

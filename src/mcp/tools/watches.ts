@@ -17,15 +17,15 @@ const ACTIONS = ['session', 'search', 'list', 'remove'] as const;
 // Plain types: the values are checked by the alerts' own schema (alertCriteria), as on REST.
 const Input = argumentsObject({
   action: z.enum(ACTIONS),
-  sessionId: z.string().optional().describe('session: a full session.'),
+  sessionId: z.string().optional(),
   city: z.string().optional(),
   dept: z.string().optional(),
-  near: z.string().optional().describe('Town, postal code or "lat,lng"; radiusKm around it.'),
+  near: z.string().optional().describe('Town, postal code or "lat,lng".'),
   radiusKm: z.number().optional(),
   from: z.string().optional().describe('YYYY-MM-DD, first days.'),
   to: z.string().optional(),
   maxPrice: z.number().optional(),
-  alertId: z.string().optional().describe('remove: an id from list.'),
+  alertId: z.string().optional(),
 });
 type Args = z.output<typeof Input>;
 
@@ -61,7 +61,7 @@ export function registerWatches(server: McpServer, ctx: ToolContext): void {
       title: 'Alerts for your person',
       icons: iconsOf(ctx.publicBaseUrl, 'bell'),
       description:
-        'For a client a person claimed with "alerts" (POST /api/oauth/claim): emails that person, never you. action: session (a full sessionId: a place frees), search (new sessions: city, dept or near+radiusKm; from, to, maxPrice), list, remove (alertId).',
+        'Claimed clients with "alerts" (POST /api/oauth/claim): emails your person, never you. action: session (full sessionId: a place frees), search (new sessions: city, dept or near+radiusKm; from, to, maxPrice), list, remove (alertId).',
       inputSchema: cachedJsonSchema(Input),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },

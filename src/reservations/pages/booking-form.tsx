@@ -1,6 +1,7 @@
 import { formatPrice } from '../../catalogue/price.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { described, Field, FieldMessage, type FieldProps } from '../../web/field.js';
+import { zoneNote } from '../../web/format.js';
 import { CANCELLATION_TERMS_TITLE, CancellationTerms } from '../cancellation-terms.js';
 import { type FieldName, type FormState, REASONS } from '../form.js';
 
@@ -16,6 +17,11 @@ export interface BookingState {
   notice?: string | undefined;
   /** Whether a confirmation email goes out (SMTP_URL is set). */
   mailEnabled: boolean;
+  /**
+   * A place an agent holds for this person (the hold's completeUrl): the form books that place,
+   * which is kept for them until `until` ("14 h 15", the session's time zone).
+   */
+  hold?: { id: string; until: string } | undefined;
 }
 
 export interface BookingProps extends BookingState {
@@ -129,12 +135,19 @@ function Consent({ state }: { state: FormState | undefined }) {
  * The booking step of the session page, for open sessions only (full, past and cancelled ones
  * show their alternatives instead): one place per reservation, posted without JavaScript.
  */
-export function BookingSection({ entry, state, notice, mailEnabled }: BookingProps) {
+export function BookingSection({ entry, state, notice, mailEnabled, hold }: BookingProps) {
   const s = entry.view;
+  const zone = zoneNote(entry.centre.timeZone);
   return (
     <section class="card" aria-labelledby="reservation" id="reserver">
       <h2 id="reservation">Réserver une place</h2>
       <Refusal notice={notice} errors={state?.errors ?? []} />
+      {hold ? (
+        <p class="notice" role="status">
+          Une place de ce stage est mise de côté pour vous jusqu’à <strong>{hold.until}</strong>
+          {zone ? ` (${zone})` : ''} : réservez-la avant avec ce formulaire. Passé ce délai, elle est remise en vente.
+        </p>
+      ) : null}
       <p>
         Une place pour vous, au centre <strong>{s.centre.name}</strong>, au prix de {formatPrice(s.priceEuros)}. Le
         paiement se fait auprès du centre ; la place est retenue dès l’envoi du formulaire.
@@ -143,6 +156,7 @@ export function BookingSection({ entry, state, notice, mailEnabled }: BookingPro
       <CancellationTerms terms={entry.centre.record.cancellationTerms} />
       {/* The fragment brings a refused form's page back to the form and its errors, not to the top. */}
       <form class="booking" method="post" action={`${reservationPath(s.id)}#reserver`} novalidate>
+        {hold ? <input type="hidden" name="hold" value={hold.id} /> : null}
         <div class="row">
           <PersonInput
             state={state}

@@ -5,6 +5,7 @@ import { catalogueWrite } from '../../db/write.js';
 import { WriteRefused } from '../../db/write-refused.js';
 import { emailKey } from '../form.js';
 import { newReference, secretHash } from '../secrets.js';
+import { holdBecame, takeHeldPlace } from './held-place.js';
 import { addLink } from './links.js';
 import { takePlace, whyNoPlace } from './places.js';
 import type { BookingOutcome, BookingRequest, ReservationRow } from './rows.js';
@@ -20,6 +21,8 @@ const AGAIN_WINDOW = sql`interval '30 minutes'`;
  * 0, whatever runs at the same time on any instance) and the reservation stored with it, or
  * neither. Like every catalogue write it first takes the catalogue's version lock, so bookings of
  * one catalogue commit one after the other and the same-address check below cannot race.
+ * With `holdId`, the place an agent held for the person is the booking's, when the hold still
+ * holds it (src/reservations/repository/held-place.ts): no second place is taken.
  */
 export async function bookPlace(db: Db, request: BookingRequest): Promise<BookingOutcome> {
   const key = emailKey(request.details.email);
@@ -45,7 +48,11 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
           if (existing.browserHash !== browserHash || !recent) return { kind: 'duplicate' };
           return { kind: 'again', reservation: existing, token: await addLink(tx, existing.id) };
         }
-        const session = await takePlace(tx, request.sessionId, request.now);
+        // The place an agent held for this booking, if its hold still holds one; else a place on sale.
+        const held = request.holdId
+          ? await takeHeldPlace(tx, request.holdId, request.sessionId, request.now)
+          : undefined;
+        const session = held ?? (await takePlace(tx, request.sessionId, request.now));
         if (!session) return { kind: await whyNoPlace(tx, request.sessionId, request.now) };
         const d = request.details;
         const [reservation] = await tx
@@ -65,6 +72,7 @@ export async function bookPlace(db: Db, request: BookingRequest): Promise<Bookin
           })
           .returning();
         const row = reservation as ReservationRow;
+        if (held && request.holdId) await holdBecame(tx, request.holdId, row.id);
         const booked = { reservation: row, token: await addLink(tx, row.id) };
         await request.onBooked?.(tx, booked);
         return { kind: 'booked', ...booked };

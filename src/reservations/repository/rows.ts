@@ -28,6 +28,8 @@ export interface BookingRequest {
    * instant the page that showed the form and every list go by, so that they never disagree.
    */
   now: Date;
+  /** The hold (completeUrl's `hold`) whose place this booking takes, if it is still held. */
+  holdId?: string | undefined;
   /**
    * Runs in the booking's transaction once the place is taken and the reservation stored (its
    * emails go to the outbox there); throwing undoes the booking.

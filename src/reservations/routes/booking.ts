@@ -6,7 +6,9 @@ import { errorAnswer, GUARD_NOTICES, htmlAnswer, isForm, notAForm, privatePath }
 import { queueBookedMails } from '../booked-mails.js';
 import type { ReservationContext } from '../context.js';
 import { type FormState, readForm } from '../form.js';
-import { bookPlace } from '../repository.js';
+import { holdEndedNotice, holdUntil } from '../hold-notices.js';
+import type { BookingState } from '../pages/booking-form.js';
+import { bookPlace, HOLD_ID, heldPlaceOf } from '../repository.js';
 
 const DUPLICATE =
   'Cette adresse e-mail a déjà une réservation sur ce stage : aucune place de plus n’a été prise. Retrouvez-la avec le lien reçu lors de la réservation, ou contactez le centre.';
@@ -24,9 +26,12 @@ function formAgain(
   entry: SessionEntry,
   state: FormState | undefined,
   notice?: string,
+  hold?: BookingState['hold'],
 ) {
+  // Same-origin: form posts carry a real Origin (see FormGuard), and a hold's address, a capability,
+  // is never sent to another site as a referrer.
   reply.header('referrer-policy', 'same-origin');
-  const booking = { state, notice, mailEnabled: context.mailEnabled };
+  const booking = { state, notice, mailEnabled: context.mailEnabled, hold };
   return htmlAnswer(reply, status, context.renderSessionPage(entry, booking));
 }
 
@@ -46,6 +51,14 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
     if (!entry)
       return errorAnswer(reply, site, 404, 'Ce stage n’existe pas ou plus : aucune réservation n’a été faite.');
     const body = (request.body ?? {}) as Record<string, unknown>;
+    // The place an agent held for this person (the hold's page), while the hold keeps it: a
+    // refused form keeps it too.
+    const holdId = typeof body.hold === 'string' && HOLD_ID.test(body.hold) ? body.hold : undefined;
+    const held = holdId ? await heldPlaceOf(app.database.db, holdId, id, app.clock.now()) : undefined;
+    const hold =
+      holdId && held?.state === 'active' ? { id: holdId, until: holdUntil(entry, held.expiresAt) } : undefined;
+    const again = (status: number, state: FormState | undefined, notice?: string) =>
+      formAgain(context, reply, status, entry, state, notice, hold);
 
     // From another site: no form and no new cookie (which would replace this browser's own).
     if (!guard.fromThisSite(request)) return errorAnswer(reply, site, 403, GUARD_NOTICES['cross-site']);
@@ -53,9 +66,11 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
     const kept = { values: form.ok ? form.values : form.state.values, errors: [] };
     // People never see this field; a robot filling every field gets a refusal and nothing stored.
     if (typeof body.website === 'string' && body.website !== '')
-      return formAgain(context, reply, 400, entry, kept, 'Cette demande n’a pas pu être enregistrée.');
-    if (sessionStatus(entry, app.clock.now()) !== 'available') return formAgain(context, reply, 409, entry, undefined);
-    if (!form.ok) return formAgain(context, reply, 400, entry, form.state);
+      return again(400, kept, 'Cette demande n’a pas pu être enregistrée.');
+    const status = sessionStatus(entry, app.clock.now());
+    if (status !== 'available' && !(status === 'full' && hold))
+      return again(409, undefined, holdId ? holdEndedNotice(entry, held) : undefined);
+    if (!form.ok) return again(400, form.state);
 
     const budget = await app.chargeReservation(request);
     if (!budget.allowed)
@@ -74,6 +89,7 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
       // to its reservation rather than refused as a duplicate.
       browser: guard.tokenFor(request, reply),
       now: bookedAt,
+      holdId,
       ...(context.mailEnabled
         ? {
             onBooked: (tx, booked) =>
@@ -93,10 +109,13 @@ export function bookingRoute(app: FastifyInstance, context: ReservationContext):
       case 'again':
         return reply.redirect(`${privatePath(outcome.token)}?deja=1#reservation`, 303);
       case 'duplicate':
-        return formAgain(context, reply, 409, now, { values: form.values, errors: [] }, DUPLICATE);
+        return formAgain(context, reply, 409, now, { values: form.values, errors: [] }, DUPLICATE, hold);
       case 'full':
-      case 'closed':
-        return formAgain(context, reply, 409, now, undefined);
+      case 'closed': {
+        // A hold that ended before the form was sent: say so, rather than only "full".
+        const ended = holdId ? await heldPlaceOf(app.database.db, holdId, id, bookedAt) : undefined;
+        return formAgain(context, reply, 409, now, undefined, holdId ? holdEndedNotice(now, ended) : undefined);
+      }
     }
   });
 }

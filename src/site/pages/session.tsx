@@ -5,6 +5,7 @@ import { BookingSection, type BookingState } from '../../reservations/pages/book
 import { departmentPath, MapLink, SessionList, SpotsLeft } from '../../web/components.js';
 import { frenchDate, frenchTime } from '../../web/format.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
+import { Notices } from '../../web/notices.js';
 import { CentreSection, SessionFacts } from '../../web/session-facts.js';
 import type { SessionStatus } from '../structured-data.js';
 import { sessionJsonLd } from '../structured-data.js';
@@ -128,6 +129,8 @@ export function SessionPage(props: SessionPageProps) {
   const { entry, status, articles } = props;
   const s = entry.view;
   const c = s.centre;
+  // A place held for this person (a hold's page) is theirs to book even when none is left on sale.
+  const bookable = status === 'available' || (status === 'full' && props.booking.hold !== undefined);
   // A refused form says so in the title too: it is what a screen reader announces first.
   const title = `${props.booking.state?.errors.length ? 'Erreur : ' : ''}Stage du ${frenchDate(s.day1)} à ${c.city}`;
   return (
@@ -161,13 +164,13 @@ export function SessionPage(props: SessionPageProps) {
         </SessionFacts>
       </div>
 
-      {status === 'available' ? <BookingSection entry={entry} {...props.booking} /> : null}
+      {bookable ? <BookingSection entry={entry} {...props.booking} /> : <Notices problem={props.booking.notice} />}
 
-      {status === 'full' && props.booking.mailEnabled ? (
+      {status === 'full' && !bookable && props.booking.mailEnabled ? (
         <AlertForm fields={{ sessionId: entry.record.id }} heading="h2" />
       ) : null}
 
-      {status !== 'available' ? <Alternatives centre={c} entries={props.alternatives} /> : null}
+      {!bookable ? <Alternatives centre={c} entries={props.alternatives} /> : null}
 
       <CentreSection centre={c}>
         <p>Agrément préfectoral n° {c.agrementNumber}</p>

@@ -75,16 +75,16 @@ describe('a person answers an agent’s claim on a phone, in Chromium', () => {
     await expect.poll(() => page.getByText('Ce code ne correspond pas').count()).toBe(1);
     await check('agent-claim-wrong-code');
 
-    // The right one; alerts is the one thing offered (holding a place is not available yet).
+    // The right one; the claim named no scope: both are asked, each ticked (the person may untick one).
     await page.getByLabel('Le code que l’assistant vous a donné').fill(claim.user_code);
-    expect(await page.getByLabel(/^Mettre une place de côté/).count()).toBe(0);
+    await expect.poll(() => page.getByLabel(/^Mettre une place de côté/).isChecked()).toBe(true);
     await expect.poll(() => page.getByLabel(/^Créer des alertes pour vous/).isChecked()).toBe(true);
     await Promise.all([page.waitForURL('**reponse=autorise'), page.getByRole('button', { name: 'Autoriser' }).click()]);
     await check('agent-claim-approved');
     const polled = await (
       await fetch(`${base}/api/oauth/claim/${claim.claim_id}`, { headers: { authorization: `Bearer ${claim.token}` } })
     ).json();
-    expect(polled).toEqual({ claim_id: claim.claim_id, status: 'approved', scope: 'read alerts' });
+    expect(polled).toEqual({ claim_id: claim.claim_id, status: 'approved', scope: 'read hold alerts' });
 
     await page.getByRole('link', { name: 'Voir les assistants que vous avez autorisés' }).click();
     expect(await page.getByText('créer des alertes').count()).toBe(1);
