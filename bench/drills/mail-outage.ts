@@ -58,11 +58,8 @@ async function metric(name: string): Promise<number> {
 }
 
 async function book(sessionId: string, n: number): Promise<number> {
-  const page = await fetch(`${base}/stages/${sessionId}`);
-  const cookie = String(page.headers.get('set-cookie')).split(';')[0] as string;
-  const formToken = /name="formToken" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  await (await fetch(`${base}/stages/${sessionId}`)).arrayBuffer();
   const fields = {
-    formToken,
     website: '',
     firstName: 'Drill',
     lastName: `Essai ${String.fromCharCode(65 + (n % 26))}`,
@@ -74,7 +71,7 @@ async function book(sessionId: string, n: number): Promise<number> {
   const res = await fetch(`${base}/stages/${sessionId}/reservation`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, 'sec-fetch-site': 'same-origin' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
     body: new URLSearchParams(fields).toString(),
   });
   if (res.status !== 303) console.log((await res.text()).match(/class="notice[^>]*>([^<]*)/)?.[1] ?? res.status);

@@ -109,25 +109,18 @@ async function main(): Promise<void> {
         await api(0, 'PATCH', `/api/admin/reservations/${r.id}`, { status: 'cancelled' });
       await api(0, 'PATCH', `/api/admin/sessions/${id}`, { spotsAvailable: FIGURE });
       await new Promise((r) => setTimeout(r, 300)); // both instances serve the reset
-      const forms = await Promise.all(
-        Array.from({ length: BOOKINGS }, async (_, i) => {
-          const page = await fetch(`${origin(i)}/stages/${id}`);
-          const cookie = String(page.headers.get('set-cookie')).split(';')[0];
-          const token = /name="formToken" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-          return { cookie, token };
-        }),
+      // Everyone opens the session page first (the form has places for all they know).
+      await Promise.all(
+        Array.from({ length: BOOKINGS }, (_, i) =>
+          fetch(`${origin(i)}/stages/${id}`).then((page) => page.arrayBuffer()),
+        ),
       );
       const book = async (i: number) => {
         const res = await fetch(`${origin(i)}/stages/${id}/reservation`, {
           method: 'POST',
           redirect: 'manual',
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded',
-            cookie: forms[i]?.cookie ?? '',
-            'sec-fetch-site': 'same-origin',
-          },
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
           body: new URLSearchParams({
-            formToken: forms[i]?.token ?? '',
             website: '',
             firstName: 'Camille',
             lastName: 'Martin',

@@ -157,21 +157,19 @@ async function main(): Promise<void> {
       for (let n = 0; !stop; n++) {
         const page = await fetch(`${base}/stages/${booked.id}`).catch(() => undefined);
         const html = page ? await page.text() : '';
-        const token = /name="formToken" value="([^"]+)"/.exec(html)?.[1];
-        if (!page || !token) {
+        // The form is there while the session has places.
+        if (!page || !html.includes(`/stages/${booked.id}/reservation`)) {
           bookings.full = (bookings.full ?? 0) + 1;
           await new Promise((r) => setTimeout(r, 300));
           continue;
         }
-        const cookie = String(page.headers.get('set-cookie')).split(';')[0] as string;
         const email = `drill${n}@example.org`;
         for (;;) {
           const status = await fetch(`${base}/stages/${booked.id}/reservation`, {
             method: 'POST',
             redirect: 'manual',
-            headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, 'sec-fetch-site': 'same-origin' },
+            headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
             body: new URLSearchParams({
-              formToken: token,
               firstName: 'Camille',
               lastName: 'Exercice',
               email,
