@@ -1,10 +1,23 @@
-import { TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './clients.js';
+import { AGENT_SCOPES, isAgentScope } from '../agent-claims/scopes.js';
+import { GRANT_TYPES, type GrantType, TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './clients.js';
 import { OAuthError } from './oauth-errors.js';
 import { READ_SCOPE } from './policy.js';
+import { redirectUriProblem } from './redirect-uris.js';
 
 export interface ClientMetadata {
   clientName: string;
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /** `["client_credentials"]` for a registration naming no grant type. */
+  grantTypes: GrantType[];
+  /** Authorization-code clients only. */
+  redirectUris: string[];
+  /** The scope string the client may ask for (`read`, or `read alerts` for an authorization-code client). */
+  scope: string;
+}
+
+/** True when the registration is of an agent host (the browser flow), not of spec.md §4.4's clients. */
+export function isAuthorizationCodeClient(metadata: { grantTypes: readonly GrantType[] }): boolean {
+  return metadata.grantTypes.includes('authorization_code');
 }
 
 export const CLIENT_NAME_MAX = 100;
@@ -34,23 +47,88 @@ export function parseClientMetadata(body: unknown): ClientMetadata {
     throw invalid(`client_name must be at most ${CLIENT_NAME_MAX} characters.`);
   if (UNPRINTABLE.test(clientName)) throw invalid('client_name must contain printable characters only.');
 
-  const grantTypes = metadata.grant_types;
-  if (
-    grantTypes !== undefined &&
-    !(Array.isArray(grantTypes) && grantTypes.length > 0 && grantTypes.every((g) => g === 'client_credentials'))
-  )
-    throw invalid('grant_types must be ["client_credentials"]: it is the only grant this server supports.');
+  const grantTypes = parseGrantTypes(metadata.grant_types);
+  if (!grantTypes.includes('authorization_code')) {
+    // spec.md §4.4's clients: exactly the checks (and answers) they always had.
+    const method = metadata.token_endpoint_auth_method ?? 'client_secret_basic';
+    if (method !== 'client_secret_basic' && method !== 'client_secret_post')
+      throw invalid('token_endpoint_auth_method must be client_secret_basic or client_secret_post.');
+    const scope = metadata.scope;
+    if (
+      scope !== undefined &&
+      (typeof scope !== 'string' || !scope.split(' ').every((s) => s === READ_SCOPE || s === ''))
+    )
+      throw invalid('scope must be "read": it is the only scope.');
+    return { clientName, tokenEndpointAuthMethod: method, grantTypes, redirectUris: [], scope: READ_SCOPE };
+  }
 
+  // An agent host (authorization code, RFC 7591 §2 with RFC 8252's redirect URIs).
   const method = metadata.token_endpoint_auth_method ?? 'client_secret_basic';
   if (typeof method !== 'string' || !TOKEN_ENDPOINT_AUTH_METHODS.includes(method as TokenEndpointAuthMethod))
-    throw invalid('token_endpoint_auth_method must be client_secret_basic or client_secret_post.');
-
-  const scope = metadata.scope;
+    throw invalid(
+      'token_endpoint_auth_method must be none (a public client), client_secret_basic or client_secret_post.',
+    );
+  if (method === 'none' && grantTypes.includes('client_credentials'))
+    throw invalid('A public client (token_endpoint_auth_method none) cannot use client_credentials: it has no secret.');
+  const responseTypes = metadata.response_types;
   if (
-    scope !== undefined &&
-    (typeof scope !== 'string' || !scope.split(' ').every((s) => s === READ_SCOPE || s === ''))
+    responseTypes !== undefined &&
+    !(Array.isArray(responseTypes) && responseTypes.length > 0 && responseTypes.every((t) => t === 'code'))
   )
-    throw invalid('scope must be "read": it is the only scope.');
+    throw invalid('response_types must be ["code"]: it is the only response type this server supports.');
+  const uris = metadata.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0)
+    throw new OAuthError(
+      400,
+      'invalid_redirect_uri',
+      'redirect_uris is required with the authorization_code grant: a list of https or loopback http URIs.',
+    );
+  if (uris.length > MAX_REDIRECT_URIS)
+    throw new OAuthError(400, 'invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect_uris.`);
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new OAuthError(400, 'invalid_redirect_uri', `redirect_uris: ${problem}.`);
+  }
+  return {
+    clientName,
+    tokenEndpointAuthMethod: method as TokenEndpointAuthMethod,
+    grantTypes,
+    redirectUris: [...new Set(uris as string[])],
+    scope: parseAgentHostScope(metadata.scope),
+  };
+}
 
-  return { clientName, tokenEndpointAuthMethod: method as TokenEndpointAuthMethod };
+const MAX_REDIRECT_URIS = 10;
+
+/**
+ * `grant_types`: absent → client_credentials (RFC 7591 §2's default is authorization_code, but
+ * spec.md §4.4's clients name none and must get exactly what they always got). refresh_token only
+ * with authorization_code.
+ */
+function parseGrantTypes(value: unknown): GrantType[] {
+  if (value === undefined) return ['client_credentials'];
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((g) => typeof g === 'string' && GRANT_TYPES.includes(g as GrantType))
+  )
+    throw invalid(
+      'grant_types must be ["client_credentials"] (programs), or ["authorization_code", "refresh_token"] (agent hosts acting for a person through the browser).',
+    );
+  const grants = GRANT_TYPES.filter((g) => value.includes(g));
+  if (grants.includes('refresh_token') && !grants.includes('authorization_code'))
+    throw invalid('The refresh_token grant goes with authorization_code.');
+  return grants;
+}
+
+/** An agent host's `scope`: `read` and the agent scopes a person may grant; `read` when absent. */
+function parseAgentHostScope(value: unknown): string {
+  if (value === undefined || value === null) return READ_SCOPE;
+  if (typeof value !== 'string') throw invalid('scope must be a string of space-separated scopes.');
+  const words = value.split(' ').filter((w) => w !== '');
+  if (!words.every((w) => w === READ_SCOPE || isAgentScope(w)))
+    throw invalid(
+      `scope may name "read" and, granted only by the person, ${AGENT_SCOPES.map((s) => `"${s}"`).join(' and ')}.`,
+    );
+  return [READ_SCOPE, ...AGENT_SCOPES.filter((s) => words.includes(s))].join(' ');
 }

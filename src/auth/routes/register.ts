@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parseClientMetadata } from '../client-metadata.js';
+import { isAuthorizationCodeClient, parseClientMetadata } from '../client-metadata.js';
 import { insertClient } from '../clients.js';
 import { OAuthError } from '../oauth-errors.js';
 import { READ_SCOPE } from '../policy.js';
@@ -33,32 +33,52 @@ export function registerRoute(app: FastifyInstance): void {
       throw new OAuthError(415, 'invalid_request', 'Content-Type must be application/json.');
     const metadata = parseClientMetadata(request.body);
     const clientId = newClientId();
-    const clientSecret = newClientSecret();
+    // A public client (an agent host: token_endpoint_auth_method none) gets no secret.
+    const clientSecret = metadata.tokenEndpointAuthMethod === 'none' ? undefined : newClientSecret();
     const now = app.clock.now();
     await insertClient(app.database.db, {
       clientId,
-      secretHash: hashSecret(clientSecret),
+      secretHash: clientSecret === undefined ? null : hashSecret(clientSecret),
       clientName: metadata.clientName,
       tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
+      grantTypes: metadata.grantTypes,
+      redirectUris: metadata.redirectUris,
       createdAt: now,
     });
     app.knownClients.remember(clientId);
     request.log.info({ clientId }, 'oauth client registered');
+    const issuedAt = Math.floor(now.getTime() / 1000);
+    if (!isAuthorizationCodeClient(metadata))
+      return reply
+        .code(201)
+        .type('application/json; charset=utf-8')
+        .send({
+          client_id: clientId,
+          client_secret: clientSecret,
+          client_id_issued_at: issuedAt,
+          client_secret_expires_at: 0,
+          client_name: metadata.clientName,
+          // RFC 7591 §3.2.1 lets the server replace requested values; none is ever registered,
+          // and MCP SDK clients refuse a registration answer without this field.
+          redirect_uris: [],
+          grant_types: ['client_credentials'],
+          token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
+          scope: READ_SCOPE,
+        });
+    // An agent host: the metadata registered, echoed (RFC 7591 §3.2.1).
     return reply
       .code(201)
       .type('application/json; charset=utf-8')
       .send({
         client_id: clientId,
-        client_secret: clientSecret,
-        client_id_issued_at: Math.floor(now.getTime() / 1000),
-        client_secret_expires_at: 0,
+        ...(clientSecret === undefined ? {} : { client_secret: clientSecret, client_secret_expires_at: 0 }),
+        client_id_issued_at: issuedAt,
         client_name: metadata.clientName,
-        // RFC 7591 §3.2.1 lets the server replace requested values; none is ever registered,
-        // and MCP SDK clients refuse a registration answer without this field.
-        redirect_uris: [],
-        grant_types: ['client_credentials'],
+        redirect_uris: metadata.redirectUris,
+        grant_types: metadata.grantTypes,
+        response_types: ['code'],
         token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
-        scope: READ_SCOPE,
+        scope: metadata.scope,
       });
   });
 }

@@ -1,32 +1,130 @@
 import type { FastifyInstance } from 'fastify';
 import { claimOfClient } from '../../agent-claims/claim-in-force.js';
 import { scopeString } from '../../agent-claims/scopes.js';
-import { findClient } from '../clients.js';
+import { redeemCode } from '../authorization-code/redeem-code.js';
+import { issueRefreshToken, spendRefreshToken } from '../authorization-code/refresh-tokens.js';
+import { resolveClient, type StoredClient } from '../clients.js';
 import { OAuthError } from '../oauth-errors.js';
-import { CLIENT_ID_PATTERN, secretMatches } from '../secrets.js';
-import { audienceFor, checkGrant, invalidClient, parseTokenRequest } from '../token-request.js';
+import { secretMatches } from '../secrets.js';
+import { audienceFor, checkGrant, grantTypeOf, invalidClient, parseTokenRequest } from '../token-request.js';
 import type { AuthUrls } from '../urls.js';
 import { mediaType, OAUTH_BODY_LIMIT, TOKEN_PATH } from './common.js';
 
-/** POST /api/oauth/token (RFC 6749 client_credentials). Open to every origin: it needs a secret. */
+const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
+
+/**
+ * POST /api/oauth/token: client_credentials (spec.md §4.5, unchanged), and for agent hosts
+ * authorization_code (with PKCE) and refresh_token (rotated at each use). Open to every origin:
+ * it needs a secret, or a code and its verifier, or a refresh token.
+ */
 export function tokenRoute(app: FastifyInstance, urls: AuthUrls): void {
+  const db = app.database.db;
+  const ttlDays = app.config.oauth.refreshTokenTtlDays;
+
+  const authenticate = async (credentials: ReturnType<typeof parseTokenRequest>['credentials']) => {
+    const client = await resolveClient(db, credentials.clientId);
+    if (credentials.method === 'none') {
+      // A public client proves nothing here; its grant (code + verifier, refresh token) does.
+      if (client?.tokenEndpointAuthMethod === 'none') return client;
+      throw invalidClient('client_secret_post authentication needs both client_id and client_secret.');
+    }
+    // Both secret methods are accepted whatever was registered: the registered method is what the
+    // client said it would use, and refusing the other gains nothing. Always compare, even for an
+    // unknown client, so both failures take the same time.
+    if (!secretMatches(credentials.clientSecret, client?.secretHash ?? undefined) || !client)
+      throw invalidClient('Client authentication failed: unknown client or wrong secret.');
+    return client;
+  };
+
+  /** A person's access token and a new refresh token, for an authorization-code grant. */
+  const personTokens = async (
+    client: StoredClient,
+    grant: { claimId: string; subject: string; scope: string; resources: string[] },
+  ) => {
+    const audience =
+      grant.resources.length === 0
+        ? urls.mcpResource
+        : grant.resources.length === 1
+          ? grant.resources[0]!
+          : grant.resources;
+    const token = await app.accessTokens.issue(client.clientId, audience, {
+      scope: grant.scope,
+      claim: { claimId: grant.claimId, subject: grant.subject },
+    });
+    const refreshToken = client.grantTypes.includes('refresh_token')
+      ? await issueRefreshToken(db, {
+          claimId: grant.claimId,
+          clientId: client.clientId,
+          scope: grant.scope,
+          resources: grant.resources,
+          ttlDays,
+          now: app.clock.now(),
+        })
+      : undefined;
+    return {
+      access_token: token.accessToken,
+      token_type: 'Bearer',
+      expires_in: token.expiresIn,
+      scope: token.scope,
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    };
+  };
+
   app.post(TOKEN_PATH, { bodyLimit: OAUTH_BODY_LIMIT }, async (request, reply) => {
     if (mediaType(request) !== 'application/x-www-form-urlencoded' || typeof request.body !== 'string')
       throw new OAuthError(415, 'invalid_request', 'Content-Type must be application/x-www-form-urlencoded.');
     const { credentials, params } = parseTokenRequest(request.body, request.headers.authorization);
-    // Both methods are accepted whatever was registered: the registered method is what the
-    // client said it would use, and refusing the other gains nothing for a read-only scope.
-    const client = CLIENT_ID_PATTERN.test(credentials.clientId)
-      ? await findClient(app.database.db, credentials.clientId)
-      : undefined;
-    // Always compare, even for an unknown client, so both failures take the same time.
-    if (!secretMatches(credentials.clientSecret, client?.secretHash) || !client)
-      throw invalidClient('Client authentication failed: unknown client or wrong secret.');
+    const client = await authenticate(credentials);
+    const grantType = grantTypeOf(params, client.grantTypes);
+    const json = (body: unknown) => reply.type('application/json; charset=utf-8').send(body);
+    const now = app.clock.now();
+
+    if (grantType === 'authorization_code') {
+      const code = params.get('code');
+      if (!code) throw new OAuthError(400, 'invalid_request', 'code is required.');
+      const redeemed = await redeemCode(db, {
+        code: code.slice(0, 200),
+        clientId: client.clientId,
+        redirectUri: params.get('redirect_uri'),
+        verifier: params.get('code_verifier'),
+        now,
+      });
+      if (redeemed.kind === 'invalid') throw invalidGrant(redeemed.description);
+      // RFC 8707 §2.2: a resource at the token request narrows what the authorization request named.
+      const asked = audienceFor(
+        params,
+        redeemed.resources.length ? redeemed.resources : app.accessTokens.resources,
+        '',
+      );
+      const resources = asked === '' ? redeemed.resources : typeof asked === 'string' ? [asked] : asked;
+      return json(await personTokens(client, { ...redeemed, scope: redeemed.grantedScopes, resources }));
+    }
+
+    if (grantType === 'refresh_token') {
+      const refreshToken = params.get('refresh_token');
+      if (!refreshToken) throw new OAuthError(400, 'invalid_request', 'refresh_token is required.');
+      const rotated = await spendRefreshToken(db, refreshToken.slice(0, 200), client.clientId, now);
+      if (rotated.kind === 'invalid') throw invalidGrant(rotated.description);
+      // RFC 6749 §6: a narrower scope may be asked, never a wider one; never more than granted now.
+      const held = rotated.scope.split(' ').filter((s) => rotated.granted.includes(s));
+      const words = (params.get('scope') ?? '').split(' ').filter((w) => w !== '');
+      if (words.some((w) => !held.includes(w)))
+        throw new OAuthError(
+          400,
+          'invalid_scope',
+          `The refresh token's scope is "${held.join(' ')}": ask for no more.`,
+        );
+      const scope = words.length > 0 ? held.filter((s) => s === 'read' || words.includes(s)).join(' ') : held.join(' ');
+      const asked = audienceFor(params, rotated.resources.length ? rotated.resources : app.accessTokens.resources, '');
+      const resources = asked === '' ? rotated.resources : typeof asked === 'string' ? [asked] : asked;
+      return json(await personTokens(client, { ...rotated, scope, resources }));
+    }
+
     const asked = checkGrant(params);
     const audience = audienceFor(params, app.accessTokens.resources, urls.mcpResource);
     // A client a person claimed gets tokens that name the person (pairwise `sub`) and the claim;
     // `hold` and `alerts` only when asked for and granted. No scope asked: "read", as ever.
-    const claim = await claimOfClient(app.database.db, client.clientId);
+    const claim = await claimOfClient(db, client.clientId);
     const refused = asked.filter((scope) => !claim?.scopes.includes(scope));
     if (refused.length > 0)
       throw new OAuthError(
@@ -40,7 +138,7 @@ export function tokenRoute(app: FastifyInstance, urls: AuthUrls): void {
       scope: scopeString(asked),
       ...(claim ? { claim: { claimId: claim.claimId, subject: claim.subject } } : {}),
     });
-    return reply.type('application/json; charset=utf-8').send({
+    return json({
       access_token: token.accessToken,
       token_type: 'Bearer',
       expires_in: token.expiresIn,
