@@ -76,8 +76,7 @@ export function ConsentPage(props: ConsentPageProps) {
           <p>
             L’application « {props.clientName} » demande à pouvoir agir pour vous.{' '}
             <span class="hint">
-              Ce nom est celui que l’application s’est donné elle-même, non vérifié : rien ne garantit qui est
-              derrière.
+              Ce nom est celui que l’application s’est donné elle-même, non vérifié : rien ne garantit qui est derrière.
             </span>
           </p>
           <p>

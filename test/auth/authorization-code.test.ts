@@ -129,9 +129,7 @@ async function exchange(client: oauth.Client, started: { verifier: string; state
 }
 
 async function refresh(client: oauth.Client, refreshToken: string) {
-  const response = await record(
-    await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshToken, insecure),
-  );
+  const response = await record(await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshToken, insecure));
   return oauth.processRefreshTokenResponse(as, client, response);
 }
 
@@ -368,7 +366,10 @@ describe('authorization requests refused', () => {
     // A program gets the same refusal in the OAuth format.
     const json = await get({ ...query, redirect_uri: 'https://evil.example/callback' }, 'application/json');
     expect(json.statusCode).toBe(400);
-    expect(json.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('redirect_uri') });
+    expect(json.json()).toEqual({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('redirect_uri'),
+    });
   });
 
   it('sends the other errors back to the redirect URI with error, state and iss', async () => {
