@@ -350,7 +350,7 @@ describe('authorization requests refused', () => {
     const client = await registerHost();
     const started = await authorizationUrl(client);
     const query = Object.fromEntries(new URL(started.url).searchParams);
-    for (const bad of [
+    for (const bad of <Record<string, string>[]>[
       { redirect_uri: 'https://evil.example/callback' },
       { redirect_uri: 'http://127.0.0.1:49152/other' },
       { redirect_uri: 'http://localhost:49152/callback' },

@@ -27,12 +27,16 @@ export interface ListeningApp {
  * The whole service on a real loopback listener, as MCP SDK clients need it (they speak HTTP
  * through fetch, not inject), with a clock the test moves to expire tokens.
  */
-export async function listeningApp(now: string): Promise<ListeningApp> {
+export async function listeningApp(now: string, env: Record<string, string> = {}): Promise<ListeningApp> {
   const db: TestDatabase = await openTestDatabase();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const clock = frozenClock(now);
-  const app = await buildApp(testConfig({ PUBLIC_BASE_URL: base }), { database: db.database, logger: false, clock });
+  const app = await buildApp(testConfig({ ...env, PUBLIC_BASE_URL: base }), {
+    database: db.database,
+    logger: false,
+    clock,
+  });
   const exchanges: Exchange[] = [];
   app.addHook('onResponse', async (request, reply) => {
     exchanges.push({

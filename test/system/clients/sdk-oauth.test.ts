@@ -146,7 +146,8 @@ describe.each([sdk1, sdk2])('$name with its ClientCredentialsProvider', (sdk) =>
     expect(metadata).toMatchObject({
       issuer: t.base,
       token_endpoint: `${t.base}/api/oauth/token`,
-      grant_types_supported: ['client_credentials'],
+      // client_credentials first: the grant these agents use (the browser flow's follow it).
+      grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
     });
     credentials = await sdk.register(authorizationServerUrl, metadata);
     expect(credentials.client_id).toMatch(/\S/);
