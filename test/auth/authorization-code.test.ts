@@ -336,6 +336,83 @@ describe('an agent host acting for a person through the browser flow', () => {
     expect(asked.body.error).toBe('unauthorized_client');
   });
 
+  it('refuses an answer that does not carry the page’s anti-forgery token, and sends nothing', async () => {
+    const client = await registerHost();
+    const started = await authorizationUrl(client);
+    const { browser, consentPath } = await signInAtConsent(app, smtp, started.url, PERSON);
+    const demande = new URLSearchParams(consentPath.split('?')[1]).get('demande') as string;
+    const forged = await browser.post(
+      '/agents/connecter',
+      { _csrf: 'forged-token', demande, decision: 'approve', scope: ['alerts'] },
+      { 'sec-fetch-site': 'cross-site' },
+    );
+    expect(forged.statusCode).toBe(403);
+    expect(forged.headers.location).toBeUndefined();
+    // Still pending: the person's real answer works.
+    const answered = await answerConsent(browser, consentPath, 'approve');
+    expect(answered.statusCode).toBe(303);
+    expect(new URL(answered.headers.location as string).searchParams.get('code')).toMatch(/\S/);
+  });
+
+  it('serves a confidential host too: its secret is required at the token endpoint', async () => {
+    const response = await oauth.dynamicClientRegistrationRequest(
+      as,
+      {
+        client_name: 'Hôte de test',
+        redirect_uris: ['https://host.example/callback'],
+        grant_types: ['authorization_code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+      insecure,
+    );
+    const registered = await oauth.processDynamicClientRegistrationResponse(response);
+    expect(registered.client_secret).toEqual(expect.any(String));
+    const client: oauth.Client = { client_id: registered.client_id };
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(as.authorization_endpoint as string);
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: 'https://host.example/callback',
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).toString();
+    const { browser, consentPath } = await signInAtConsent(app, smtp, url.href, PERSON);
+    const answered = await answerConsent(browser, consentPath, 'approve');
+    const callback = new URL(answered.headers.location as string);
+    const params = oauth.validateAuthResponse(as, client, callback, state);
+    const code = params.get('code') as string;
+    const withoutSecret = await tokenRequest({
+      grant_type: 'authorization_code',
+      client_id: client.client_id,
+      code,
+      redirect_uri: 'https://host.example/callback',
+      code_verifier: verifier,
+    });
+    expect(withoutSecret.status).toBe(401);
+    expect(withoutSecret.body.error).toBe('invalid_client');
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await record(
+        await oauth.authorizationCodeGrantRequest(
+          as,
+          client,
+          oauth.ClientSecretBasic(registered.client_secret as string),
+          params,
+          'https://host.example/callback',
+          verifier,
+          insecure,
+        ),
+      ),
+    );
+    expect(tokens.scope).toBe('read');
+    // It registered no refresh_token grant: none is given.
+    expect(tokens.refresh_token).toBeUndefined();
+  });
+
   it('never tells the client the person’s email', () => {
     expect(clientAnswers.length).toBeGreaterThan(10);
     for (const answer of clientAnswers) expect(answer).not.toContain(PERSON);
