@@ -4,6 +4,7 @@ import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
 import { watchRoutes } from './agent-alerts/routes.js';
 import { registerClaimPages } from './agent-claims/approval-routes.js';
+import { registerAuthorizationPages } from './agent-claims/authorization-routes.js';
 import { registerEligibilityPage } from './agents/eligibility/page-route.js';
 import { registerEligibilityApi } from './agents/eligibility/route.js';
 import { registerAlerts } from './alerts/plugin.js';
@@ -123,6 +124,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await registerCentreArea(app);
     await registerPeopleArea(app); // /mon-espace
     await registerClaimPages(app); // /agents/autoriser: a person answers an agent's claim
+    await registerAuthorizationPages(app); // /agents/connecter: a person answers an agent host (authorization code)
     await registerAlerts(app, { guard }); // /alertes: "Prévenez-moi" on full sessions and searches
     await registerOperatorArea(app); // /administration
   }
