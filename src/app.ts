@@ -54,6 +54,12 @@ export interface AppDeps {
   articles?: ArticleLibrary;
   /** Pino logger options or false; defaults to the configured level. */
   logger?: LoggerOption;
+  /**
+   * Tests only: the certificate authorities (PEM) trusted, instead of the system's, when fetching
+   * client metadata documents and key sets over https (a document served from a self-signed
+   * certificate). Deliberately not a configuration variable: production cannot set it by mistake.
+   */
+  clientDocumentsCa?: string;
 }
 
 /**
@@ -97,7 +103,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(watchRoutes); // /api/watches: a claimed agent's alerts for its person
   await registerHealth(app); // GET /api/health
   await registerEligibilityApi(app); // POST /api/eligibility
-  await registerAuth(app); // /api/oauth/*, and bearer tokens for the doors that take them
+  await registerAuth(app, deps.clientDocumentsCa === undefined ? {} : { trustedCa: deps.clientDocumentsCa }); // /api/oauth/*, and bearer tokens for the doors that take them
   await registerAdmin(app); // /api/admin/*: operators and partner centres, API keys only
   // /api/admin/webhooks: partners' subscriptions; events and their deliveries (a disabling's email
   // names the centre's webhooks page when the site serves the centres' area).
