@@ -4,6 +4,7 @@ import { registerAccounts } from './accounts/plugin.js';
 import { registerAdmin } from './admin/plugin.js';
 import { watchRoutes } from './agent-alerts/routes.js';
 import { registerClaimPages } from './agent-claims/approval-routes.js';
+import { registerAuthorizationPages } from './agent-claims/authorization-routes.js';
 import { registerHoldExpiry } from './agent-holds/expiry.js';
 import { holdRoutes } from './agent-holds/routes.js';
 import { registerEligibilityPage } from './agents/eligibility/page-route.js';
@@ -55,6 +56,12 @@ export interface AppDeps {
   articles?: ArticleLibrary;
   /** Pino logger options or false; defaults to the configured level. */
   logger?: LoggerOption;
+  /**
+   * Tests only: the certificate authorities (PEM) trusted, instead of the system's, when fetching
+   * client metadata documents and key sets over https (a document served from a self-signed
+   * certificate). Deliberately not a configuration variable: production cannot set it by mistake.
+   */
+  clientDocumentsCa?: string;
 }
 
 /**
@@ -100,7 +107,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(holdRoutes); // /api/stages/{id}/holds, /api/holds/{id}: a place held for its person
   await registerHealth(app); // GET /api/health
   await registerEligibilityApi(app); // POST /api/eligibility
-  await registerAuth(app); // /api/oauth/*, and bearer tokens for the doors that take them
+  await registerAuth(app, deps.clientDocumentsCa === undefined ? {} : { trustedCa: deps.clientDocumentsCa }); // /api/oauth/*, and bearer tokens for the doors that take them
   await registerAdmin(app); // /api/admin/*: operators and partner centres, API keys only
   // /api/admin/webhooks: partners' subscriptions; events and their deliveries (a disabling's email
   // names the centre's webhooks page when the site serves the centres' area).
@@ -128,6 +135,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await registerCentreArea(app);
     await registerPeopleArea(app); // /mon-espace
     await registerClaimPages(app); // /agents/autoriser: a person answers an agent's claim
+    await registerAuthorizationPages(app); // /agents/connecter: a person answers an agent host (authorization code)
     await registerAlerts(app, { guard }); // /alertes: "Prévenez-moi" on full sessions and searches
     await registerOperatorArea(app); // /administration
   }

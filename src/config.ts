@@ -171,6 +171,9 @@ const EnvSchema = z
       .max(90, 'JOBS_FAILED_RETENTION_DAYS must be at most 90')
       .default(7),
     RESERVATION_PAYMENT_NOTE: z.string().min(1).max(1000).optional(),
+    REFRESH_TOKEN_TTL_DAYS: positiveInt('REFRESH_TOKEN_TTL_DAYS')
+      .max(365, 'REFRESH_TOKEN_TTL_DAYS must be at most 365')
+      .default(30),
     CHANGE_CUTOFF_DAYS: positiveInt('CHANGE_CUTOFF_DAYS').max(60, 'CHANGE_CUTOFF_DAYS must be at most 60').default(7),
     HOLD_TTL_SECONDS: positiveInt('HOLD_TTL_SECONDS')
       .min(60, 'HOLD_TTL_SECONDS must be at least 60')
@@ -312,6 +315,8 @@ const EnvSchema = z
        * and every one verifying (rotation); undefined: one the service makes and keeps in its database.
        */
       accounts: { sessionSecrets: env.SESSION_SECRETS },
+      /** Agent hosts' authorization-code grants: how long a refresh token lives unused (each use rotates it). */
+      oauth: { refreshTokenTtlDays: env.REFRESH_TOKEN_TTL_DAYS },
       /**
        * Webhooks (src/webhooks/): allowPrivate lets subscriptions use http and private addresses
        * (tests, local receivers); alertEmail is told when an all-centre subscription is disabled.

@@ -20,6 +20,8 @@ await insertClient(database.db, {
   secretHash: 'x',
   clientName: 'bench',
   tokenEndpointAuthMethod: 'client_secret_basic',
+  grantTypes: ['client_credentials'],
+  redirectUris: [],
   createdAt: new Date(),
 });
 const without = new AccessTokens(keys, urls, systemClock);

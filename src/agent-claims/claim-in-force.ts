@@ -23,7 +23,8 @@ export async function claimOfClient(db: Db, clientId: string): Promise<ClaimInFo
       grantedScopes: agentClaims.grantedScopes,
     })
     .from(agentClaims)
-    .where(and(eq(agentClaims.clientId, clientId), inForce));
+    // The claim flow's own (an agent host's authorizations are found by their code or refresh token).
+    .where(and(eq(agentClaims.clientId, clientId), inForce, isNull(agentClaims.via)));
   if (!row?.subject || !row.userId) return undefined;
   return { claimId: row.claimId, subject: row.subject, userId: row.userId, scopes: scopesOf(row.grantedScopes) };
 }

@@ -25,7 +25,7 @@ const pendingNow = (claimId: string, now: Date) =>
  * The person's `sub` for this client: the one of an earlier claim of theirs for the same client,
  * or a new random one. Pairwise: two clients never see the same value for one person.
  */
-async function subjectFor(tx: Tx, clientId: string, userId: string): Promise<string> {
+export async function subjectFor(tx: Tx, clientId: string, userId: string): Promise<string> {
   const [earlier] = await tx
     .select({ subject: agentClaims.subject })
     .from(agentClaims)

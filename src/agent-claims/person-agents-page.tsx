@@ -41,6 +41,11 @@ export function PersonAgentsPage(props: PersonAgentsPageProps) {
             <h2 id={`agent-${index}`}>
               « {agent.clientName} » <span class="hint">(nom donné par l’assistant, non vérifié)</span>
             </h2>
+            {agent.clientHost ? (
+              <p>
+                Publié par le site <strong>{agent.clientHost}</strong> (vérifié).
+              </p>
+            ) : null}
             <p>
               Autorisé le {frenchDate(props.dayOf(agent.since))} à :{' '}
               {agent.scopes.length > 0

@@ -1,4 +1,5 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { isUrlClientId } from '../auth/cimd/client-id-url.js';
 import type { Db } from '../db/connect.js';
 import { agentClaims, oauthClients } from '../db/schema.js';
 import { type AgentScope, scopesOf } from './scopes.js';
@@ -6,6 +7,8 @@ import { type AgentScope, scopesOf } from './scopes.js';
 export interface PersonAgent {
   claimId: string;
   clientName: string;
+  /** A client known by its metadata document: the host serving it (verified, unlike the name). */
+  clientHost: string | undefined;
   scopes: AgentScope[];
   since: Date;
 }
@@ -15,18 +18,21 @@ export async function agentsOfPerson(db: Db, userId: string): Promise<PersonAgen
   const rows = await db
     .select({
       claimId: agentClaims.id,
-      clientName: oauthClients.clientName,
+      clientId: agentClaims.clientId,
+      // A URL client (metadata document) has no row: the name its document gave at the approval.
+      clientName: sql<string>`coalesce(${oauthClients.clientName}, ${agentClaims.clientName}, ${agentClaims.clientId})`,
       grantedScopes: agentClaims.grantedScopes,
       decidedAt: agentClaims.decidedAt,
       createdAt: agentClaims.createdAt,
     })
     .from(agentClaims)
-    .innerJoin(oauthClients, eq(oauthClients.clientId, agentClaims.clientId))
+    .leftJoin(oauthClients, eq(oauthClients.clientId, agentClaims.clientId))
     .where(and(eq(agentClaims.userId, userId), eq(agentClaims.status, 'approved'), isNull(agentClaims.revokedAt)))
     .orderBy(desc(agentClaims.decidedAt));
   return rows.map((row) => ({
     claimId: row.claimId,
     clientName: row.clientName,
+    clientHost: isUrlClientId(row.clientId) ? new URL(row.clientId).host : undefined,
     scopes: scopesOf(row.grantedScopes),
     since: row.decidedAt ?? row.createdAt,
   }));

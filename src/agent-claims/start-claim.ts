@@ -24,6 +24,7 @@ export async function startClaim(
         eq(agentClaims.clientId, request.clientId),
         eq(agentClaims.status, 'approved'),
         isNull(agentClaims.revokedAt),
+        isNull(agentClaims.via),
       ),
     )
     .limit(1);

@@ -9,9 +9,11 @@ import type { AuthUrls } from './urls.js';
 
 /**
  * The token endpoint's client authentication (RFC 6749 §2.3): a registered client's secret
- * (Basic or in the body), or a signed assertion (private_key_jwt, RFC 7523 §2.2) from a
- * registered client that gave keys or a client known by its metadata document. Throws
- * invalid_client saying why; returns the authenticated client.
+ * (Basic or in the body), a signed assertion (private_key_jwt, RFC 7523 §2.2) from a registered
+ * client that gave keys or a client known by its metadata document, or nothing at all from a
+ * public client (`none`: only its grant, a code with its PKCE verifier or a refresh token, proves
+ * anything; the token route refuses it client_credentials). Throws invalid_client saying why;
+ * returns the client.
  */
 export async function authenticateClient(
   app: FastifyInstance,
@@ -19,6 +21,16 @@ export async function authenticateClient(
   credentials: ClientCredentials,
 ): Promise<Client> {
   const deps = { db: app.database.db, documents: app.clientDocuments };
+  if (credentials.method === 'none') {
+    // A public client proves nothing here; its grant (code + verifier, refresh token) does.
+    const client = await lookupClient(deps, credentials.clientId);
+    if (client?.tokenEndpointAuthMethod === 'none') return client;
+    if (client?.tokenEndpointAuthMethod === 'private_key_jwt')
+      throw invalidClientNoChallenge(
+        'This client authenticates with private_key_jwt: send client_assertion_type and client_assertion.',
+      );
+    throw invalidClient('client_secret_post authentication needs both client_id and client_secret.');
+  }
   if (credentials.method !== 'private_key_jwt') {
     if (isUrlClientId(credentials.clientId))
       throw invalidClient(

@@ -11,6 +11,12 @@ export type OAuthErrorCode =
   | 'invalid_scope'
   | 'invalid_target'
   | 'invalid_client_metadata'
+  /** RFC 7591 §3.2.2. */
+  | 'invalid_redirect_uri'
+  /** RFC 6749 §4.1.2.1, §5.2: the code flow's own errors. */
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'access_denied'
   | 'server_error'
   | 'temporarily_unavailable'
   /** RFC 6750 §3.1: a presented bearer token is not valid (the claim endpoints). */

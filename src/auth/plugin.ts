@@ -46,7 +46,7 @@ export function decorateIdentity(app: FastifyInstance): void {
  * The authorization server: signing keys (the first one is created on first start), the
  * `accessTokens` decorator and the /api/oauth/* routes. Call on the root instance.
  */
-export async function registerAuth(app: FastifyInstance): Promise<void> {
+export async function registerAuth(app: FastifyInstance, options: { trustedCa?: string } = {}): Promise<void> {
   const urls = authUrls(app.config.publicBaseUrl);
   const keys = await SigningKeyStore.open(app.database.db, {
     clock: app.clock,
@@ -57,7 +57,7 @@ export async function registerAuth(app: FastifyInstance): Promise<void> {
     app.log.warn({ err }, 'could not check a token client against the database; accepting its signed token'),
   );
   app.decorate('knownClients', clients);
-  app.decorate('clientDocuments', new ClientDocuments(app.config.clientDocuments, app.clock));
+  app.decorate('clientDocuments', new ClientDocuments(app.config.clientDocuments, app.clock, options.trustedCa));
   // Spent assertion jtis can no longer be replayed once expired: forgotten by any instance.
   const prune = setInterval(() => {
     pruneJtis(app.database.db, app.clock.now()).catch((err: unknown) =>

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { AGENT_SCOPES, type AgentScope, scopesOf } from '../agent-claims/scopes.js';
+import { GRANT_TYPES, type GrantType } from './clients.js';
 import { OAuthError } from './oauth-errors.js';
 import { READ_SCOPE } from './policy.js';
 
@@ -13,7 +14,9 @@ const MAX_ASSERTION_LENGTH = 8192;
 export type ClientCredentials =
   | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; clientSecret: string }
   /** RFC 7523 §2.2 (private_key_jwt): `clientId` is the assertion's sub, not yet verified. */
-  | { method: 'private_key_jwt'; clientId: string; assertion: string };
+  | { method: 'private_key_jwt'; clientId: string; assertion: string }
+  /** A public client (an agent host) names itself and proves nothing but its grant (code + PKCE, refresh token). */
+  | { method: 'none'; clientId: string };
 
 export interface TokenRequest {
   credentials: ClientCredentials;
@@ -82,6 +85,8 @@ export function parseTokenRequest(body: string, authorization: string | undefine
     if (postId !== null && postId !== basic.clientId)
       throw invalidRequest('client_id in the body does not match the HTTP Basic credentials.');
     credentials = { ...basic, method: 'client_secret_basic' };
+  } else if (postId && postSecret === null) {
+    credentials = { clientId: postId, method: 'none' };
   } else if (postId !== null || postSecret !== null) {
     if (!postId || !postSecret)
       throw invalidClient('client_secret_post authentication needs both client_id and client_secret.');
@@ -91,7 +96,10 @@ export function parseTokenRequest(body: string, authorization: string | undefine
       'Client authentication is required: HTTP Basic (client_secret_basic), client_id and client_secret in the body, or a client assertion (private_key_jwt).',
     );
   }
-  if (credentials.clientId.length > MAX_CREDENTIAL_LENGTH || credentials.clientSecret.length > MAX_CREDENTIAL_LENGTH)
+  if (
+    credentials.clientId.length > MAX_CREDENTIAL_LENGTH ||
+    (credentials.method !== 'none' && credentials.clientSecret.length > MAX_CREDENTIAL_LENGTH)
+  )
     throw invalidClient('Client authentication failed.');
   return { credentials, params };
 }
@@ -129,15 +137,42 @@ function assertionCredentials(params: URLSearchParams, postId: string | null): C
 
 const SCOPES = new Set<string>([READ_SCOPE, ...AGENT_SCOPES]);
 
+/** The grant types a token request may name (RFC 6749 §4.1.3, §4.4.2, §6). */
+export function grantTypeOf(
+  params: URLSearchParams,
+  registered: readonly GrantType[],
+  source: 'registered' | 'document' = 'registered',
+): GrantType {
+  const grantType = params.get('grant_type');
+  const onlyClientCredentials = registered.length === 1 && registered[0] === 'client_credentials';
+  if (!grantType)
+    throw invalidRequest(
+      onlyClientCredentials
+        ? 'grant_type is required; use client_credentials.'
+        : `grant_type is required; this client ${source === 'document' ? 'lists' : 'registered'} ${registered.join(', ') || 'none this server supports'}.`,
+    );
+  if (!(GRANT_TYPES as readonly string[]).includes(grantType))
+    throw new OAuthError(
+      400,
+      'unsupported_grant_type',
+      'The supported grant types are client_credentials, authorization_code and refresh_token.',
+    );
+  if (!registered.includes(grantType as GrantType))
+    throw new OAuthError(
+      400,
+      'unauthorized_client',
+      source === 'document'
+        ? `This client's metadata document does not list ${grantType} in grant_types${registered.length ? ` (it lists ${registered.join(', ')})` : ''}.`
+        : `This client is not registered for ${grantType} (it registered ${registered.join(', ')}).`,
+    );
+  return grantType as GrantType;
+}
+
 /**
- * Checks grant_type and scope once the client is authenticated: the agent scopes asked for
- * beyond `read` (none when `scope` is absent or only `read`: spec.md §4.5 unchanged).
+ * Checks scope for client_credentials once the client is authenticated: the agent scopes asked
+ * for beyond `read` (none when `scope` is absent or only `read`: spec.md §4.5 unchanged).
  */
 export function checkGrant(params: URLSearchParams): AgentScope[] {
-  const grantType = params.get('grant_type');
-  if (!grantType) throw invalidRequest('grant_type is required; use client_credentials.');
-  if (grantType !== 'client_credentials')
-    throw new OAuthError(400, 'unsupported_grant_type', 'The only supported grant_type is client_credentials.');
   const words = (params.get('scope') ?? '').split(' ').filter((word) => word !== '');
   if (!words.every((word) => SCOPES.has(word)))
     throw new OAuthError(

@@ -180,24 +180,31 @@ export const oauthClients = pgTable(
   'oauth_clients',
   {
     clientId: text('client_id').primaryKey(),
-    /** base64url SHA-256 of the secret (see src/auth/secrets.ts for why a fast hash is enough); null for private_key_jwt. */
+    /**
+     * base64url SHA-256 of the secret (see src/auth/secrets.ts for why a fast hash is enough);
+     * null for private_key_jwt (it has keys) and for a public client (none: an agent host).
+     */
     secretHash: text('secret_hash'),
     clientName: text('client_name').notNull(),
     tokenEndpointAuthMethod: text('token_endpoint_auth_method').notNull(),
     /** private_key_jwt: the client's public keys (a JWK Set), or the https URL it publishes them at. */
     jwks: jsonb('jwks'),
     jwksUri: text('jwks_uri'),
+    /** Space-separated grant types registered; null: `client_credentials`, as every client before issue 27. */
+    grantTypes: text('grant_types'),
+    /** The redirect URIs of an authorization-code client (JSON array of strings); null otherwise. */
+    redirectUris: jsonb('redirect_uris').$type<string[]>(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [
     check(
       'oauth_clients_auth_method',
-      sql`${t.tokenEndpointAuthMethod} in ('client_secret_basic', 'client_secret_post', 'private_key_jwt')`,
+      sql`${t.tokenEndpointAuthMethod} in ('client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none')`,
     ),
-    // A secret for the secret methods; exactly one of jwks and jwks_uri for private_key_jwt.
+    // A secret for the secret methods; exactly one of jwks and jwks_uri for private_key_jwt; nothing for none.
     check(
       'oauth_clients_credentials',
-      sql`case when ${t.tokenEndpointAuthMethod} = 'private_key_jwt' then ${t.secretHash} is null and ((${t.jwks} is null) <> (${t.jwksUri} is null)) else ${t.secretHash} is not null end`,
+      sql`case ${t.tokenEndpointAuthMethod} when 'private_key_jwt' then ${t.secretHash} is null and ((${t.jwks} is null) <> (${t.jwksUri} is null)) when 'none' then ${t.secretHash} is null and ${t.jwks} is null and ${t.jwksUri} is null else ${t.secretHash} is not null end`,
     ),
   ],
 );
@@ -725,11 +732,20 @@ export const agentClaims = pgTable(
   {
     /** The claim_id the client polls and the person's page names: 128 random bits, base64url. */
     id: text('id').primaryKey(),
-    clientId: text('client_id')
-      .notNull()
-      .references(() => oauthClients.clientId, { onDelete: 'cascade' }),
-    /** SHA-256 of the user code (normalised: letters only, upper case); the code itself is never stored. */
-    userCodeHash: text('user_code_hash').notNull(),
+    /**
+     * A registered client's id, or the URL of a client known by its metadata document (which has
+     * no oauth_clients row: hence no foreign key; no client is ever deleted).
+     */
+    clientId: text('client_id').notNull(),
+    /** A URL client's name, from its document when the person approved; null for a registered client (its row has it). */
+    clientName: text('client_name'),
+    /**
+     * SHA-256 of the user code (normalised: letters only, upper case); the code itself is never
+     * stored. Null for an authorization given through the authorization-code flow (no code typed).
+     */
+    userCodeHash: text('user_code_hash'),
+    /** How the person gave it: null for the claim (issue 26), `authorization_code` for an agent host's browser flow. */
+    via: text('via'),
     /** Space-separated scopes the client asked for, beyond `read`. */
     requestedScopes: text('requested_scopes').notNull(),
     status: text('status').notNull().default('pending'),
@@ -748,10 +764,12 @@ export const agentClaims = pgTable(
   },
   (t) => [
     check('agent_claims_status', sql`${t.status} in ('pending', 'approved', 'denied')`),
-    // One claim in force per client: the token endpoint finds it by client.
+    check('agent_claims_via', sql`${t.via} is null or ${t.via} = 'authorization_code'`),
+    // One claim in force per client: the token endpoint finds it by client. An authorization-code
+    // grant is found by its code or refresh token instead, and one client may hold several.
     uniqueIndex('agent_claims_one_in_force')
       .on(t.clientId)
-      .where(sql`${t.status} = 'approved' and ${t.revokedAt} is null`),
+      .where(sql`${t.status} = 'approved' and ${t.revokedAt} is null and ${t.via} is null`),
     index('agent_claims_user').on(t.userId),
   ],
 );
@@ -794,4 +812,71 @@ export const placeHolds = pgTable(
     index('place_holds_active_user').on(t.userId).where(sql`${t.state} = 'active'`),
     index('place_holds_due').on(t.expiresAt).where(sql`${t.state} = 'active'`),
   ],
+);
+
+/**
+ * An agent host's authorization request (issue 27: authorization code + PKCE), from the moment the
+ * client sends the person to /api/oauth/authorize until the code it received is spent. The person
+ * answers on /agents/connecter?demande={id}; an approval makes a claim (via authorization_code) and
+ * a one-time code, stored hashed, bound to the client, redirect URI, PKCE challenge and scopes.
+ */
+export const oauthAuthorizations = pgTable(
+  'oauth_authorizations',
+  {
+    /** The request's id in the person's page address: 128 random bits, base64url. */
+    id: text('id').primaryKey(),
+    /** A registered client's id or a metadata document's URL (no foreign key: see agent_claims). */
+    clientId: text('client_id').notNull(),
+    /** A URL client's name, from its document at the request; null for a registered client. */
+    clientName: text('client_name'),
+    redirectUri: text('redirect_uri').notNull(),
+    /** The client's `state`, given back with the answer. */
+    state: text('state'),
+    /** The PKCE S256 challenge (RFC 7636). */
+    codeChallenge: text('code_challenge').notNull(),
+    /** Space-separated agent scopes asked beyond `read` (empty: read only). */
+    requestedScopes: text('requested_scopes').notNull(),
+    /** Space-separated RFC 8707 resources asked; empty: the MCP endpoint. */
+    resources: text('resources').notNull(),
+    status: text('status').notNull().default('pending'),
+    /** Until when the person may answer. */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** The authorization an approval made (its tokens carry it). */
+    claimId: text('claim_id').references(() => agentClaims.id, { onDelete: 'cascade' }),
+    /** SHA-256 of the code given to the client; the code itself is never stored. */
+    codeHash: text('code_hash'),
+    codeExpiresAt: timestamp('code_expires_at', { withTimezone: true, mode: 'date' }),
+    codeUsedAt: timestamp('code_used_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    check('oauth_authorizations_status', sql`${t.status} in ('pending', 'approved', 'denied')`),
+    uniqueIndex('oauth_authorizations_code').on(t.codeHash),
+    index('oauth_authorizations_expiry').on(t.expiresAt),
+  ],
+);
+
+/**
+ * Refresh tokens of authorization-code grants, SHA-256 only. Each use rotates it: the row is marked
+ * used and a new one written; a used one presented again revokes the whole grant (its claim).
+ */
+export const oauthRefreshTokens = pgTable(
+  'oauth_refresh_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    claimId: text('claim_id')
+      .notNull()
+      .references(() => agentClaims.id, { onDelete: 'cascade' }),
+    /** A registered client's id or a metadata document's URL (no foreign key: see agent_claims). */
+    clientId: text('client_id').notNull(),
+    /** The scope of the tokens it gives (`read`, then the granted agent scopes). */
+    scope: text('scope').notNull(),
+    /** Space-separated audiences of the access tokens it gives. */
+    resources: text('resources').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('oauth_refresh_tokens_claim').on(t.claimId), index('oauth_refresh_tokens_expiry').on(t.expiresAt)],
 );

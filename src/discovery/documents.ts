@@ -13,26 +13,35 @@ export function authorizationServerMetadata(
   urls: AuthUrls,
   options: { claimAvailable: boolean } = { claimAvailable: true },
 ) {
+  // The browser flow for agent hosts (authorization code + PKCE, issue 27) needs the site, where
+  // the person signs in and answers; without it the endpoint exists (the MCP SDKs' metadata
+  // schema requires it) and refuses every request with an OAuth error.
+  const browserFlow = options.claimAvailable;
   return {
     issuer: urls.issuer,
-    // RFC 8414 makes it optional without an authorization-code or implicit grant, but the MCP
-    // SDKs' metadata schema (1.x and 2.x) requires it and rejects the whole document otherwise,
-    // before any token request. It exists and refuses every request with an OAuth error.
     authorization_endpoint: urls.authorizationEndpoint,
     token_endpoint: urls.tokenEndpoint,
     registration_endpoint: urls.registrationEndpoint,
     jwks_uri: urls.jwksUri,
-    // `hold` and `alerts` are only ever issued to a client a person claimed, as they granted.
+    // `hold` and `alerts` are only ever issued for a person who authorized the client (a claim or the
+    // browser flow), as they granted.
     scopes_supported: [READ_SCOPE, ...AGENT_SCOPES],
-    // Required by RFC 8414 (and by the SDKs' schema); empty: the authorization endpoint serves no
-    // response_type, so no client is led into a redirect flow.
-    response_types_supported: [],
-    grant_types_supported: ['client_credentials'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    // Required by RFC 8414 (and by the SDKs' schema).
+    response_types_supported: browserFlow ? ['code'] : [],
+    // client_credentials first: what spec.md's clients use.
+    grant_types_supported: browserFlow
+      ? ['client_credentials', 'authorization_code', 'refresh_token']
+      : ['client_credentials'],
+    token_endpoint_auth_methods_supported: browserFlow
+      ? ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none']
+      : ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     // private_key_jwt (RFC 7523 §2.2): the algorithms a client assertion may be signed with.
     token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_ALGS],
     // A client_id may be an https URL serving the client's metadata (draft-ietf-oauth-client-id-metadata-document).
     client_id_metadata_document_supported: true,
+    ...(browserFlow
+      ? { code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true }
+      : {}),
     service_documentation: urls.documentation,
     agent_auth: {
       description:
@@ -43,6 +52,12 @@ export function authorizationServerMetadata(
       claim_endpoint: urls.claimEndpoint,
       claim_available: options.claimAvailable,
       ...(options.claimAvailable ? { claim: claimDescription(urls) } : {}),
+      ...(browserFlow
+        ? {
+            authorization_code:
+              'For agent hosts acting for the person using them (Claude, VS Code, mcp-remote…): register with grant_types ["authorization_code", "refresh_token"], redirect_uris (https, or http on the loopback interface, any port) and token_endpoint_auth_method "none"; send the person to authorization_endpoint (response_type=code, PKCE S256, state, scope "read" or "read alerts", resource); they sign in with an emailed link and approve; exchange the code (60 s, once) with its code_verifier. Access tokens act for the person like a claimed client\'s (opaque sub); refresh tokens rotate at each use, and a replayed one revokes the authorization. The person withdraws it in /mon-espace/agents.',
+          }
+        : {}),
       credential_type: 'client_secret',
       client_secret_expires: false,
       grant_type: 'client_credentials',

@@ -94,7 +94,16 @@ describe('POST /api/oauth/register', () => {
     ['an escape sequence', { client_name: '\u001b[31mred' }],
     ['a bidi override', { client_name: 'abc\u202Egpj.exe' }],
     ['a lone surrogate', { client_name: 'a\uD800b' }],
-    ['an authorization_code grant', { client_name: 'a', grant_types: ['authorization_code'] }],
+    [
+      'an authorization_code grant with another response type',
+      {
+        client_name: 'a',
+        grant_types: ['authorization_code'],
+        redirect_uris: ['https://a.example/cb'],
+        response_types: ['token'],
+      },
+    ],
+    ['an unknown grant', { client_name: 'a', grant_types: ['password'] }],
     ['mixed grants', { client_name: 'a', grant_types: ['client_credentials', 'refresh_token'] }],
     ['empty grants', { client_name: 'a', grant_types: [] }],
     ['grant_types as a string', { client_name: 'a', grant_types: 'client_credentials' }],

@@ -202,7 +202,8 @@ describe('POST /api/oauth/token', () => {
     expectError(
       await token(form({ grant_type: 'authorization_code', code: 'x' }), auth),
       400,
-      'unsupported_grant_type',
+      // A grant this server has, that this client did not register.
+      'unauthorized_client',
     );
     expectError(await token(form({ grant_type: 'client_credentials', scope: 'admin' }), auth), 400, 'invalid_scope');
     expectError(

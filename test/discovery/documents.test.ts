@@ -32,13 +32,16 @@ describe('authorization server metadata (RFC 8414)', () => {
       token_endpoint: `${BASE_URL}/api/oauth/token`,
       registration_endpoint: `${BASE_URL}/api/oauth/register`,
       jwks_uri: `${BASE_URL}/.well-known/jwks.json`,
-      grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      // client_credentials first (spec.md's clients); the browser flow for agent hosts after it.
+      grant_types_supported: ['client_credentials', 'authorization_code', 'refresh_token'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
       token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256'],
       client_id_metadata_document_supported: true,
-      // alerts: only for a client a person claimed (test/agent-claims/claim.test.ts); hold is not offered yet.
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      // hold and alerts: only for a client a person authorized (test/agent-claims, test/auth/authorization-code*).
       scopes_supported: ['read', 'hold', 'alerts'],
-      response_types_supported: [],
+      response_types_supported: ['code'],
       service_documentation: `${BASE_URL}/llms.txt`,
     });
     const prm = (await get('/.well-known/oauth-protected-resource/api/mcp')).json();

@@ -1,5 +1,7 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { SelfSigned } from './tls.js';
 
 /** What the server answers at one path. `hang`: it sends nothing until closed (a slow host). */
 export interface Served {
@@ -10,7 +12,7 @@ export interface Served {
 }
 
 export interface DocumentServer {
-  /** http://127.0.0.1:<port> */
+  /** http://127.0.0.1:<port>, or https:// when served with a certificate. */
   base: string;
   /** Serves `served` at `path`; a body that is not a string is sent as JSON. Returns the full URL. */
   serve(path: string, served: Served): string;
@@ -22,12 +24,13 @@ export interface DocumentServer {
 /**
  * A client's own web server on the loopback interface, serving metadata documents and key sets
  * (what a test configuration allows with CIMD_ALLOW_HTTP_LOOPBACK), counting what it is asked.
+ * With `tls`, over https with that certificate (self-signed: see helpers/tls.ts).
  */
-export async function documentServer(): Promise<DocumentServer> {
+export async function documentServer(options: { tls?: SelfSigned } = {}): Promise<DocumentServer> {
   const routes = new Map<string, Served>();
   const counts = new Map<string, number>();
   const hanging = new Set<ServerResponse>();
-  const server = createServer((request, response) => {
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     const path = (request.url ?? '/').split('?')[0]!;
     counts.set(path, (counts.get(path) ?? 0) + 1);
     const served = routes.get(path);
@@ -38,9 +41,10 @@ export async function documentServer(): Promise<DocumentServer> {
     }
     const body = typeof served.body === 'string' ? served.body : JSON.stringify(served.body);
     response.writeHead(served.status ?? 200, { 'content-type': 'application/json', ...served.headers }).end(body);
-  });
+  };
+  const server = options.tls ? createHttpsServer(options.tls, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = `${options.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     base,
     serve(path, served) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { type AppDeps, buildApp } from '../../src/app.js';
 import type { Identity } from '../../src/auth/identity.js';
 import { frozenClock, testConfig } from './app.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
@@ -27,7 +27,11 @@ export interface ListeningApp {
  * The whole service on a real loopback listener, as MCP SDK clients need it (they speak HTTP
  * through fetch, not inject), with a clock the test moves to expire tokens.
  */
-export async function listeningApp(now: string, env: Record<string, string> = {}): Promise<ListeningApp> {
+export async function listeningApp(
+  now: string,
+  env: Record<string, string> = {},
+  deps: Pick<AppDeps, 'clientDocumentsCa'> = {},
+): Promise<ListeningApp> {
   const db: TestDatabase = await openTestDatabase();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -36,6 +40,7 @@ export async function listeningApp(now: string, env: Record<string, string> = {}
     database: db.database,
     logger: false,
     clock,
+    ...deps,
   });
   const exchanges: Exchange[] = [];
   app.addHook('onResponse', async (request, reply) => {

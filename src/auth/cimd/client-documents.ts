@@ -31,12 +31,14 @@ export class ClientDocuments {
   readonly documents: DocumentCache<DocumentClient>;
   readonly keySets: DocumentCache<JSONWebKeySet>;
 
+  /** `trustedCa`: see FetchOptions (tests only, through buildApp's deps). */
   constructor(
     private readonly options: ClientDocumentsOptions,
     clock: Clock,
+    trustedCa?: string,
   ) {
     const cache = { maxCacheSeconds: options.cacheMaxSeconds, maxCacheBytes: DOCUMENT_CACHE_BYTES };
-    const fetching = { allowHttpLoopback: options.allowHttpLoopback, timeoutMs: options.fetchTimeoutMs };
+    const fetching = { allowHttpLoopback: options.allowHttpLoopback, timeoutMs: options.fetchTimeoutMs, trustedCa };
     this.documents = new DocumentCache({ ...fetching, ...cache, maxBytes: MAX_DOCUMENT_BYTES }, clock, (json, url) =>
       parseDocument(json, url, options),
     );

@@ -17,6 +17,11 @@ export interface FetchedJson {
 export interface FetchOptions extends UrlAllowance {
   timeoutMs: number;
   maxBytes: number;
+  /**
+   * Certificate authorities (PEM) trusted for https instead of the system's: a seam for tests
+   * serving documents from a self-signed certificate, given only through buildApp's deps.
+   */
+  trustedCa?: string | undefined;
 }
 
 /** RFC 9111 §5.2.2: what the answer lets a cache keep it for (only what matters to one reader). */
@@ -55,6 +60,7 @@ export function fetchJson(target: string, options: FetchOptions): Promise<Fetche
       headers: { accept: 'application/json', 'user-agent': 'stages-oauth/1 (client metadata)' },
       lookup: guardedLookup(allowedAddress(options)),
       agent: false,
+      ...(options.trustedCa === undefined ? {} : { ca: options.trustedCa }),
     });
     const timer = setTimeout(() => fail(`did not answer within ${options.timeoutMs} ms`), options.timeoutMs);
     req.on('error', (err: NodeJS.ErrnoException) => {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { parseClientMetadata } from '../client-metadata.js';
+import { isAuthorizationCodeClient, parseClientMetadata } from '../client-metadata.js';
 import { insertClient } from '../clients.js';
 import { OAuthError } from '../oauth-errors.js';
 import { READ_SCOPE } from '../policy.js';
@@ -33,8 +33,12 @@ export function registerRoute(app: FastifyInstance): void {
       throw new OAuthError(415, 'invalid_request', 'Content-Type must be application/json.');
     const metadata = parseClientMetadata(request.body, app.config.clientDocuments);
     const clientId = newClientId();
-    // A private_key_jwt client authenticates with its keys: it is given no secret (RFC 7591 §3.2.1).
-    const clientSecret = metadata.keys ? undefined : newClientSecret();
+    // A private_key_jwt client authenticates with its keys, a public client (an agent host:
+    // token_endpoint_auth_method none) with nothing but its grant: neither is given a secret.
+    const clientSecret =
+      metadata.tokenEndpointAuthMethod === 'private_key_jwt' || metadata.tokenEndpointAuthMethod === 'none'
+        ? undefined
+        : newClientSecret();
     const now = app.clock.now();
     await insertClient(app.database.db, {
       clientId,
@@ -42,27 +46,53 @@ export function registerRoute(app: FastifyInstance): void {
       clientName: metadata.clientName,
       tokenEndpointAuthMethod: metadata.tokenEndpointAuthMethod,
       ...(metadata.keys ? { keys: metadata.keys } : {}),
+      grantTypes: metadata.grantTypes,
+      redirectUris: metadata.redirectUris,
       createdAt: now,
     });
     app.knownClients.remember(clientId);
     request.log.info({ clientId }, 'oauth client registered');
+    const secret = clientSecret === undefined ? {} : { client_secret: clientSecret };
+    const secretExpiry = clientSecret === undefined ? {} : { client_secret_expires_at: 0 };
+    const keys = {
+      ...(metadata.keys && 'jwks' in metadata.keys ? { jwks: metadata.keys.jwks } : {}),
+      ...(metadata.keys && 'jwksUri' in metadata.keys ? { jwks_uri: metadata.keys.jwksUri } : {}),
+    };
+    const issuedAt = Math.floor(now.getTime() / 1000);
+    if (!isAuthorizationCodeClient(metadata))
+      return reply
+        .code(201)
+        .type('application/json; charset=utf-8')
+        .send({
+          client_id: clientId,
+          ...secret,
+          client_id_issued_at: issuedAt,
+          ...secretExpiry,
+          client_name: metadata.clientName,
+          // RFC 7591 §3.2.1 lets the server replace requested values; none is ever registered,
+          // and MCP SDK clients refuse a registration answer without this field.
+          redirect_uris: [],
+          grant_types: ['client_credentials'],
+          token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
+          ...keys,
+          scope: READ_SCOPE,
+        });
+    // An agent host: the metadata registered, echoed (RFC 7591 §3.2.1).
     return reply
       .code(201)
       .type('application/json; charset=utf-8')
       .send({
         client_id: clientId,
-        ...(clientSecret === undefined ? {} : { client_secret: clientSecret }),
-        client_id_issued_at: Math.floor(now.getTime() / 1000),
-        ...(clientSecret === undefined ? {} : { client_secret_expires_at: 0 }),
+        ...secret,
+        client_id_issued_at: issuedAt,
+        ...secretExpiry,
         client_name: metadata.clientName,
-        // RFC 7591 §3.2.1 lets the server replace requested values; none is ever registered,
-        // and MCP SDK clients refuse a registration answer without this field.
-        redirect_uris: [],
-        grant_types: ['client_credentials'],
+        redirect_uris: metadata.redirectUris,
+        grant_types: metadata.grantTypes,
+        response_types: ['code'],
         token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
-        ...(metadata.keys && 'jwks' in metadata.keys ? { jwks: metadata.keys.jwks } : {}),
-        ...(metadata.keys && 'jwksUri' in metadata.keys ? { jwks_uri: metadata.keys.jwksUri } : {}),
-        scope: READ_SCOPE,
+        ...keys,
+        scope: metadata.scope,
       });
   });
 }
