@@ -460,7 +460,6 @@ describe('authorization requests refused', () => {
       [{ ...noChallenge, code_challenge_method: '' }, 'invalid_request'],
       [{ ...query, response_type: 'token' }, 'unsupported_response_type'],
       [{ ...query, scope: 'read admin' }, 'invalid_scope'],
-      [{ ...query, scope: 'read hold' }, 'invalid_scope'],
       [{ ...query, resource: 'https://elsewhere.example/api' }, 'invalid_target'],
     ];
     for (const [params, error] of cases) {
