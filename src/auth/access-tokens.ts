@@ -43,9 +43,29 @@ const KNOWN_SCOPES = new Set([READ_SCOPE, 'hold', 'alerts']);
  */
 export class InvalidTokenError extends Error {
   readonly code = 'invalid_token';
-  constructor(readonly description: string) {
+  constructor(
+    readonly description: string,
+    /**
+     * For an expired token of ours that carried a person's scopes (`read hold`): those scopes, for
+     * the challenge (RFC 6750 §3), so that a client renewing it by itself asks them again.
+     */
+    readonly renewScope?: string,
+  ) {
     super(description);
   }
+}
+
+/**
+ * The scopes of an expired token whose signature held (jose checks it before the claims), when
+ * they are more than `read`: the MCP SDK 2.x renews a token with the challenge's scope, else with
+ * the protected resource metadata's (`read` only), and a claimed agent would lose `hold`.
+ */
+function renewScopeOf(err: unknown): string | undefined {
+  if (!(err instanceof errors.JWTExpired)) return undefined;
+  const { scope, claim } = err.payload as { scope?: unknown; claim?: unknown };
+  if (typeof scope !== 'string' || typeof claim !== 'string') return undefined;
+  const scopes = scope.split(' ');
+  return scopes.length > 1 && scopes[0] === READ_SCOPE && scopes.every((s) => KNOWN_SCOPES.has(s)) ? scope : undefined;
 }
 
 const MALFORMED = 'The access token is malformed.';
@@ -206,7 +226,7 @@ export class AccessTokens {
       };
     } catch (err) {
       if (err instanceof InvalidTokenError) throw err;
-      throw new InvalidTokenError(describe(err));
+      throw new InvalidTokenError(describe(err), renewScopeOf(err));
     }
   }
 }

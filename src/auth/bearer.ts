@@ -15,14 +15,16 @@ const SPENT_ADDRESSES_BYTES = 1024 * 1024;
 /** JSON-RPC error code for an unauthenticated request (implementation-defined server error range). */
 export const JSONRPC_UNAUTHORIZED = -32001;
 
-function refuse(reply: FastifyReply, resourceMetadata: string, text: string): FastifyReply {
+function refuse(reply: FastifyReply, resourceMetadata: string, text: string, renewScope?: string): FastifyReply {
   // A quoted-string in the challenge: no quote, backslash or non-ASCII (RFC 6750 §3).
   const description = text.replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, ' ');
+  // An expired claimed token names its scopes, which the SDKs then ask again (see InvalidTokenError).
+  const scope = renewScope ? `, scope="${renewScope}"` : '';
   return reply
     .code(401)
     .header(
       'www-authenticate',
-      `Bearer error="invalid_token", error_description="${description}", resource_metadata="${resourceMetadata}"`,
+      `Bearer error="invalid_token", error_description="${description}"${scope}, resource_metadata="${resourceMetadata}"`,
     )
     .header('cache-control', 'no-store')
     .type('application/json; charset=utf-8')
@@ -43,14 +45,14 @@ export function registerBearerAuth(scope: FastifyInstance): void {
   // charged to the address before its signature is checked, so a flood of forged tokens costs a
   // counter increment each, not a signature verification.
   const spentUntil = new LruCache<string, number>(SPENT_ADDRESSES_BYTES, (address) => stringBytes(address) + 16);
-  const refuseCounted = async (request: FastifyRequest, reply: FastifyReply, text: string) => {
+  const refuseCounted = async (request: FastifyRequest, reply: FastifyReply, text: string, renewScope?: string) => {
     try {
       await scope.chargeRateLimit(request, reply);
     } catch (err) {
       spentUntil.set(addressBucket(request), Date.now() + Number(reply.getHeader('retry-after') ?? 1) * 1000);
       throw err;
     }
-    return refuse(reply, resourceMetadata, text);
+    return refuse(reply, resourceMetadata, text, renewScope);
   };
   scope.addHook('onRequest', async (request, reply) => {
     const header = request.headers.authorization;
@@ -84,7 +86,7 @@ export function registerBearerAuth(scope: FastifyInstance): void {
         ...(token.claim ? { claim: token.claim } : {}),
       };
     } catch (err) {
-      if (err instanceof InvalidTokenError) return refuseCounted(request, reply, err.description);
+      if (err instanceof InvalidTokenError) return refuseCounted(request, reply, err.description, err.renewScope);
       throw err;
     }
   });

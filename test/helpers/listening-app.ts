@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type AppDeps, buildApp } from '../../src/app.js';
 import type { Identity } from '../../src/auth/identity.js';
+import { type CatalogueData, replaceCatalogue } from '../../src/catalogue/repository.js';
+import { openDatabase } from '../../src/db/connect.js';
 import { frozenClock, testConfig } from './app.js';
 import { openTestDatabase, type TestDatabase } from './database.js';
 import { freePort } from './ports.js';
@@ -15,12 +17,34 @@ export interface Exchange {
 
 export interface ListeningApp {
   app: FastifyInstance;
-  /** PUBLIC_BASE_URL, and where the service listens: SDKs compare issuers and resources exactly. */
+  /** PUBLIC_BASE_URL: SDKs compare issuers and resources exactly. Where it listens, but for a second instance. */
   base: string;
+  /** Where this instance listens (`base`, but for a second instance). */
+  address: string;
   mcpUrl: URL;
   clock: ReturnType<typeof frozenClock>;
   exchanges: Exchange[];
+  /** The database this instance runs on (shared with the first one, for a second instance). */
+  database: TestDatabase;
   close(): Promise<void>;
+}
+
+export interface ListeningOptions extends Pick<AppDeps, 'clientDocumentsCa'> {
+  /** Put in place of the demo catalogue. */
+  catalogue?: CatalogueData;
+  /**
+   * Make this a second instance of `besides`, as behind a load balancer: its database (on
+   * PostgreSQL through a pool and a LISTEN of its own), its clock and its PUBLIC_BASE_URL, on a
+   * port of its own; `now` is then ignored.
+   */
+  besides?: ListeningApp;
+}
+
+/** The database of a second instance: its own connections to the same PostgreSQL database, or the same PGlite. */
+async function sameDatabase(first: TestDatabase): Promise<TestDatabase> {
+  if (!first.url) return { ...first, dispose: async () => {} };
+  const database = await openDatabase({ kind: 'postgres', url: first.url });
+  return { database, url: first.url, dispose: () => database.close() };
 }
 
 /**
@@ -30,17 +54,20 @@ export interface ListeningApp {
 export async function listeningApp(
   now: string,
   env: Record<string, string> = {},
-  deps: Pick<AppDeps, 'clientDocumentsCa'> = {},
+  options: ListeningOptions = {},
 ): Promise<ListeningApp> {
-  const db: TestDatabase = await openTestDatabase();
+  const first = options.besides;
+  const db: TestDatabase = first ? await sameDatabase(first.database) : await openTestDatabase();
+  if (options.catalogue && !first) await replaceCatalogue(db.database.db, options.catalogue);
   const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const clock = frozenClock(now);
+  const address = `http://127.0.0.1:${port}`;
+  const base = first?.base ?? address;
+  const clock = first?.clock ?? frozenClock(now);
   const app = await buildApp(testConfig({ ...env, PUBLIC_BASE_URL: base }), {
     database: db.database,
     logger: false,
     clock,
-    ...deps,
+    ...(options.clientDocumentsCa === undefined ? {} : { clientDocumentsCa: options.clientDocumentsCa }),
   });
   const exchanges: Exchange[] = [];
   app.addHook('onResponse', async (request, reply) => {
@@ -55,9 +82,11 @@ export async function listeningApp(
   return {
     app,
     base,
-    mcpUrl: new URL('/api/mcp', base),
+    address,
+    mcpUrl: new URL('/api/mcp', address),
     clock,
     exchanges,
+    database: db,
     async close() {
       await app.close();
       await db.dispose();

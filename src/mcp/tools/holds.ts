@@ -36,7 +36,9 @@ function holdText(h: Hold): string {
 /** The person this request's client may hold places for, or the tool result saying why not. */
 async function holder(ctx: ToolContext, extra: { http?: { authInfo?: { extra?: Record<string, unknown> } } }) {
   if (ctx.holdTtlSeconds === undefined)
-    return { refused: toolError('This service has no booking pages of its own: it holds no places.') };
+    return {
+      refused: toolError('holds_unavailable: this service has no booking pages of its own: it holds no places.'),
+    };
   const identity = (extra.http?.authInfo?.extra?.identity as Identity | undefined) ?? ANONYMOUS;
   const access = await holdsAccess(ctx.db, identity);
   if (!access.ok) return { refused: toolError(`${access.error.code} (scope "hold"): ${access.error.description}`) };
