@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { departmentField } from './fields.js';
 import { STREAM_MAX_DEPTS, STREAM_MAX_SESSIONS, type StreamFilter } from './stream-filter.js';
 
-/** A parameter given once or repeated (`?dept=69&dept=42`), as a list; absent is empty. */
+/** A parameter given once or repeated (`?dept=69&dept=42`), as a list; optional. */
 function repeated<T extends z.ZodType>(one: T, name: string, max: number) {
-  return z.preprocess(
-    (v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]),
-    z.array(one).max(max, { error: `at most ${max} ${name} values per stream` }),
-  );
+  return z
+    .preprocess(
+      (v) => (Array.isArray(v) ? v : [v]),
+      z.array(one).max(max, { error: `at most ${max} ${name} values per stream` }),
+    )
+    .optional();
 }
 
 const sessionId = z
@@ -30,7 +32,7 @@ export const EventsQuery = z.object({
 
 /** The filter a validated query asks for; undefined when it names nothing (the whole stream). */
 export function filterOf(query: z.output<typeof EventsQuery>): StreamFilter | undefined {
-  const sessionIds = new Set(query.sessionId);
-  const depts = new Set(query.dept.filter((d): d is string => d !== undefined));
+  const sessionIds = new Set(query.sessionId ?? []);
+  const depts = new Set((query.dept ?? []).filter((d): d is string => d !== undefined));
   return sessionIds.size === 0 && depts.size === 0 ? undefined : { sessionIds, depts };
 }

@@ -1,16 +1,13 @@
 import type { Client, McpSubscription } from '@modelcontextprotocol/client';
-import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keysFor } from '../helpers/admin-keys.js';
-import { TEST_DB } from '../helpers/database.js';
 import { CENTRES, SESSIONS } from '../helpers/fixtures.js';
 import { connect, ERAS, type McpTestServer, rawPost, startMcpTestServer } from '../helpers/mcp.js';
-import { type SecondInstance, secondInstance } from '../helpers/second-instance.js';
 
 /*
  * The 2026-07-28 revision's subscriptions/listen on the sessions' resources, as the official 2.x
- * client opens it; and what the initialize-era revisions are told instead.
+ * client opens it; and what the initialize-era revisions are told instead. Across two instances, and
+ * with the 1.x client: test/system/clients/listen.test.ts.
  */
 
 const MODERN = ERAS[0]!;
@@ -19,12 +16,9 @@ const lyon = SESSIONS.lyonMar5;
 const paris = SESSIONS.parisMar12;
 
 let server: McpTestServer | undefined;
-let other: SecondInstance | undefined;
 const clients: Client[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
-  await other?.close();
-  other = undefined;
   await server?.close();
   server = undefined;
 });
@@ -130,36 +124,7 @@ describe('subscriptions/listen (2026-07-28), SDK 2.x client', () => {
   });
 });
 
-if (TEST_DB === 'postgres')
-  describe('subscriptions/listen across instances', () => {
-    it('notifies a listen held by one instance of a change made on another, within a second', async () => {
-      server = await startMcpTestServer();
-      other = await secondInstance(server);
-      const c = await client(new URL('/api/mcp', other.base));
-      const got = updates(c);
-      await c.listen({ resourceSubscriptions: [uri(lyon.id)] });
-      await placesOn(server, paris.id, -1);
-      await placesOn(server, lyon.id, -1);
-      await until(() => got.length >= 1, 1000);
-      expect(got).toEqual([uri(lyon.id)]);
-    });
-  });
-
 describe('the initialize-era revisions: no resources/subscribe on this stateless endpoint', () => {
-  it('say subscribe: false to the 1.x client, and answer resources/subscribe with where to follow a session', async () => {
-    server = await startMcpTestServer();
-    const v1 = new V1Client({ name: 'v1-test', version: '1.0.0' });
-    await v1.connect(new V1Transport(server.endpoint));
-    try {
-      expect(v1.getServerCapabilities()?.resources).toEqual({ listChanged: false, subscribe: false });
-      const refused = await v1.subscribeResource({ uri: uri(lyon.id) }).catch((e: Error & { code?: number }) => e);
-      expect(refused).toMatchObject({ code: -32601 });
-      expect((refused as Error).message).toContain('GET /api/stages/events?sessionId=');
-    } finally {
-      await v1.close();
-    }
-  });
-
   it.each(ERAS.slice(1))('say subscribe: false to the 2.x client on $label', async (era) => {
     server = await startMcpTestServer();
     const c = await connect(server.endpoint, era);
