@@ -95,6 +95,10 @@ const EnvSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     RATE_LIMIT: z.enum(['on', 'off'], { error: 'RATE_LIMIT must be on or off' }).default('on'),
     MCP_ANSWER_CACHE: z.enum(['on', 'off'], { error: 'MCP_ANSWER_CACHE must be on or off' }).default('on'),
+    MCP_LISTEN_MAX: positiveInt('MCP_LISTEN_MAX').default(1000),
+    MCP_LISTEN_MAX_RESOURCES: positiveInt('MCP_LISTEN_MAX_RESOURCES')
+      .max(1000, 'MCP_LISTEN_MAX_RESOURCES must be at most 1000')
+      .default(20),
     RATE_LIMIT_WINDOW_SECONDS: positiveInt('RATE_LIMIT_WINDOW_SECONDS').default(60),
     RATE_LIMIT_ANONYMOUS: positiveInt('RATE_LIMIT_ANONYMOUS').default(60),
     RATE_LIMIT_PAGES: positiveInt('RATE_LIMIT_PAGES').default(1800),
@@ -271,6 +275,15 @@ const EnvSchema = z
       mcpAllowedOrigins: env.MCP_ALLOWED_ORIGINS ?? [new URL(publicBaseUrl).origin],
       /** The MCP fast path (src/mcp/fast-path.ts): successful read answers kept by content. */
       mcpAnswerCache: env.MCP_ANSWER_CACHE === 'on',
+      /**
+       * MCP subscriptions/listen (src/mcp/listen.ts): open listens per instance, resource URIs per
+       * listen, and the keep-alive comment's period (the change stream's heartbeat).
+       */
+      mcpListen: {
+        max: env.MCP_LISTEN_MAX,
+        maxResources: env.MCP_LISTEN_MAX_RESOURCES,
+        keepAliveMs: env.EVENTS_HEARTBEAT_SECONDS * 1000,
+      },
       /**
        * Browser origins allowed to register OAuth clients (CORS and an Origin check); requests
        * without Origin (agents, servers) always may. Default: the MCP browser origins.

@@ -1,10 +1,14 @@
-/** One catalogue version's events, as the bytes every stream sends. */
+import type { EventSpan } from './stream-filter.js';
+
+/** One catalogue version's events, as the bytes every unfiltered stream sends. */
 export interface FeedEntry {
   readonly seq: number;
   readonly version: number;
   readonly bytes: Buffer;
   /** Bytes appended to the feed before this entry: what a stream at this entry still has to send is `end - start`. */
   readonly start: number;
+  /** Where each session's event lies in `bytes`, for filtered streams; none for a `reset`. */
+  readonly spans?: readonly EventSpan[] | undefined;
 }
 
 /**
@@ -30,8 +34,8 @@ export class ChangeFeed {
     return this.#retained;
   }
 
-  append(version: number, bytes: Buffer): void {
-    this.#entries.push({ seq: this.#head++, version, bytes, start: this.#end });
+  append(version: number, bytes: Buffer, spans?: readonly EventSpan[]): void {
+    this.#entries.push({ seq: this.#head++, version, bytes, start: this.#end, spans });
     this.#end += bytes.length;
     this.#retained += bytes.length;
   }

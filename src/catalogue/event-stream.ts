@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { type OverflowReason, overflowEvent } from './change-events.js';
 import type { ChangeFeed } from './change-feed.js';
+import { filteredBytes, type StreamFilter } from './stream-filter.js';
 
 /**
  * How long a stream ended for not keeping up may take to flush its last event before its socket is
@@ -28,6 +29,8 @@ export class EventStream {
     private readonly feed: ChangeFeed,
     /** The catalogue version when the stream opened: later entries are its live events. */
     version: number,
+    /** Without one, the stream sends every event (the feed's bytes as they are). */
+    private readonly filter?: StreamFilter,
   ) {
     this.#next = feed.head;
     this.#coveredUpTo = version;
@@ -68,8 +71,12 @@ export class EventStream {
       if (!entry) return;
       this.#next++;
       if (entry.version <= this.#coveredUpTo) continue;
+      // A filtered stream picks its events out of the shared bytes: the work is per event it is
+      // offered, and an unfiltered stream does none of it.
+      const bytes = this.filter ? filteredBytes(entry, this.filter) : entry.bytes;
+      if (bytes === undefined) continue;
       this.#lastId = String(entry.version);
-      this.#write(entry.bytes);
+      this.#write(bytes);
     }
   }
 

@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { OverflowReason } from './change-events.js';
+import type { EncodedVersion, OverflowReason } from './change-events.js';
 import { ChangeFeed } from './change-feed.js';
 import { EventStream } from './event-stream.js';
+import type { StreamFilter } from './stream-filter.js';
 
 export interface StreamLimits {
   maxPerAddress: number;
@@ -50,9 +51,12 @@ export class EventStreams {
     return undefined;
   }
 
-  /** A new stream on `res`, following the feed from now (`version`: the catalogue's version now). */
-  open(res: ServerResponse, address: string, version: number): EventStream {
-    const stream = new EventStream(res, address, this.feed, version);
+  /**
+   * A new stream on `res`, following the feed from now (`version`: the catalogue's version now);
+   * with a `filter`, it sends only the events that match.
+   */
+  open(res: ServerResponse, address: string, version: number, filter?: StreamFilter): EventStream {
+    const stream = new EventStream(res, address, this.feed, version, filter);
     this.#open.add(stream);
     const socket = res.socket;
     if (socket && !this.#sockets.has(socket)) {
@@ -67,15 +71,16 @@ export class EventStreams {
 
   /**
    * A new catalogue version: its events are encoded once (only if a stream is open) and handed to
-   * every stream. Streams still too far behind from earlier versions are ended first.
+   * every stream, filtered or not. Streams still too far behind from earlier versions are ended first.
    */
-  publish(version: number, encode: () => Buffer): void {
+  publish(version: number, encode: () => Buffer | EncodedVersion): void {
     if (this.#open.size === 0) return;
     this.enforce();
-    const bytes = encode();
+    const encoded = encode();
+    const { bytes, spans } = Buffer.isBuffer(encoded) ? { bytes: encoded, spans: undefined } : encoded;
     this.feed.encoded++;
     if (bytes.length === 0) return;
-    this.feed.append(version, bytes);
+    this.feed.append(version, bytes, spans);
     for (const stream of this.#open) stream.pump();
     this.#trim();
   }

@@ -7,6 +7,7 @@ import { encodeUpdate } from './change-events.js';
 import { RETRY_MS, streamChanges } from './change-stream.js';
 import { EventStreams, type StreamLimits } from './event-streams.js';
 import { registerEventMetrics } from './events-metrics.js';
+import { EventsQuery, filterOf } from './events-query.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,14 +15,6 @@ declare module 'fastify' {
     eventStreams: EventStreams;
   }
 }
-
-const EventsQuery = z.object({
-  lastEventId: z
-    .string()
-    .regex(/^\d{1,15}$/, { error: 'lastEventId must be the id of an event of this stream (a version number)' })
-    .optional()
-    .describe('Where to resume, for clients that cannot send the Last-Event-ID header.'),
-});
 
 /**
  * GET /api/stages/events and the streams it holds. Each catalogue version's events are encoded once
@@ -42,7 +35,7 @@ export async function registerEventsRoute(app: FastifyInstance, limits: StreamLi
 }
 
 function description({ heartbeatMs, maxPerAddress, maxStreamBytes }: StreamLimits): string {
-  return `text/event-stream. Events: \`ready\` (data: {version}, \`id:\` = that version) first on a fresh stream; \`session\` (data: {id, status: available|full|past|cancelled|removed, spotsAvailable, priceEuros, version}) for each changed session; \`reset\` (data: {version}) when the catalogue changed wholesale and should be read again; \`overflow\` (data: {reason: too_slow|server_busy, lastEventId}) as the last event of a stream the server ends because its client did not keep up (more than ${maxStreamBytes / 1024} KB unsent): reconnect with Last-Event-ID. The last event of each catalogue version carries \`id:\` = the version: reconnect with the \`Last-Event-ID\` header (or \`?lastEventId=\`) to receive what was missed. A comment line every ${heartbeatMs / 1000} s keeps the stream open; \`retry: ${RETRY_MS}\`. At most ${maxPerAddress} open streams per address (429 beyond).`;
+  return `text/event-stream. Events: \`ready\` (data: {version}, \`id:\` = that version) first on a fresh stream; \`session\` (data: {id, status: available|full|past|cancelled|removed, spotsAvailable, priceEuros, version}) for each changed session; \`reset\` (data: {version}) when the catalogue changed wholesale and should be read again; \`overflow\` (data: {reason: too_slow|server_busy, lastEventId}) as the last event of a stream the server ends because its client did not keep up (more than ${maxStreamBytes / 1024} KB unsent): reconnect with Last-Event-ID. The last event of each catalogue version carries \`id:\` = the version: reconnect with the \`Last-Event-ID\` header (or \`?lastEventId=\`) to receive what was missed. With \`sessionId\` and/or \`dept\`, only the \`session\` events of those sessions or departments are sent (the last of each version carrying its id), on the live stream and on a resume alike (reconnect with the same parameters); \`ready\`, \`reset\` and \`overflow\` are sent to every stream. A comment line every ${heartbeatMs / 1000} s keeps the stream open; \`retry: ${RETRY_MS}\`. At most ${maxPerAddress} open streams per address (429 beyond).`;
 }
 
 /**
@@ -68,7 +61,9 @@ function eventsRoute(streams: EventStreams): FastifyPluginAsyncZod {
           querystring: EventsQuery,
           response: {
             200: z.string().describe('The event stream (text/event-stream).'),
-            400: problemResponse('Last-Event-ID (or lastEventId) is not a version number of this stream.'),
+            400: problemResponse(
+              'A parameter is invalid: Last-Event-ID (or lastEventId) is not a version number of this stream, a sessionId is not a UUID, a dept is not a department code, or too many are repeated; `errors` names it.',
+            ),
             429: problemResponse('Too many open streams from this address, or rate limit reached.'),
             503: problemResponse('The service holds as many streams as it can; retry later.'),
           },
@@ -116,7 +111,7 @@ function eventsRoute(streams: EventStreams): FastifyPluginAsyncZod {
           'x-content-type-options': 'nosniff',
           'x-request-id': request.id,
         });
-        await streamChanges(app, request, res, streams, address, resumeText);
+        await streamChanges(app, request, res, streams, address, resumeText, filterOf(request.query));
       },
     );
   };

@@ -62,9 +62,25 @@ const noIdleTimeout: onRequestHookHandler = (request, _reply, done) => {
   done();
 };
 
-/** The connection cap, and the idle-timeout exemption of routes marked `longLived`. */
+/**
+ * The connection cap, the idle-timeout exemption of routes marked `longLived`, and the closing of
+ * connections that never sent a byte when the server closes.
+ */
 export function registerConnectionLimits(app: FastifyInstance, edge: Config['edge']): void {
   app.server.maxConnections = edge.maxConnections;
+  // Node counts a connection that has sent nothing yet as awaiting its first request (not idle),
+  // and server.close() stops the headers timeout that would end it: a spare connection an HTTP
+  // client opened ahead of need (undici does, after an aborted stream) would hold the close until
+  // the keep-alive timeout. Such a connection has nothing in flight: it is ended as the server closes.
+  // (No 'data' listener: one would take the socket off Node's native parsing, on every connection.)
+  const open = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  app.addHook('preClose', async () => {
+    for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
+  });
   app.addHook('onRoute', (route) => {
     if (route.config?.longLived !== true) return;
     const own = route.onRequest;

@@ -10,6 +10,8 @@ declare module 'fastify' {
 export interface Lifecycle {
   readonly draining: boolean;
   startDraining(): void;
+  /** Calls `listener` once when draining starts (at once if it has): long-lived answers end there. */
+  onDrain(listener: () => void): void;
 }
 
 /**
@@ -19,12 +21,25 @@ export interface Lifecycle {
  */
 export function registerLifecycle(app: FastifyInstance): void {
   let draining = false;
+  const listeners: (() => void)[] = [];
   app.decorate('lifecycle', {
     get draining() {
       return draining;
     },
     startDraining() {
+      if (draining) return;
       draining = true;
+      for (const listener of listeners.splice(0)) {
+        try {
+          listener();
+        } catch (err) {
+          app.log.warn({ err }, 'a drain listener failed');
+        }
+      }
+    },
+    onDrain(listener: () => void) {
+      if (draining) listener();
+      else listeners.push(listener);
     },
   });
 }

@@ -8,7 +8,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ToolContext } from './context.js';
 import type { answerCacheFor } from './fast-path.js';
 import { jsonRpcError, parseJson, sendResponse } from './json-rpc.js';
-import { checkBatch, checkParams } from './request-guards.js';
+import { isListenRequest, type SessionListens } from './listen.js';
+import { checkBatch, checkParams, METHOD_NOT_FOUND, subscribeRefusal } from './request-guards.js';
 import { withLegacyResourceNotFound } from './resource-not-found.js';
 import { createMcpServer } from './server.js';
 
@@ -18,6 +19,8 @@ export interface PostHandlerDeps {
   ctx: ToolContext;
   /** The SDK's handler for the stateless revision. */
   modern: ReturnType<typeof createMcpHandler>;
+  /** The stateless revision's subscriptions/listen streams. */
+  listens: SessionListens;
   /** The endpoint's public URL, for the web Request handed to the SDK. */
   endpoint: string;
   answers: AnswerCache;
@@ -70,7 +73,7 @@ function authInfoOf(request: FastifyRequest): AuthInfo | undefined {
  * modern handler; older clients (`initialize` first) to a per-request streamable-HTTP transport
  * in JSON mode. A fresh McpServer serves each request, as the SDK requires.
  */
-export function mcpPostHandler({ ctx, modern, endpoint, answers }: PostHandlerDeps) {
+export function mcpPostHandler({ ctx, modern, listens, endpoint, answers }: PostHandlerDeps) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const text = typeof request.body === 'string' ? request.body : '';
     // Parse once and hand the SDK the result, rather than letting it re-read the body for the
@@ -92,7 +95,12 @@ export function mcpPostHandler({ ctx, modern, endpoint, answers }: PostHandlerDe
     const legacy = await isLegacyRequest(webRequest, parsedBody);
     const authInfo = authInfoOf(request);
     const options = { ...(parsedBody === undefined ? {} : { parsedBody }), ...(authInfo ? { authInfo } : {}) };
-    if (!legacy) return sendResponse(reply, await modern.fetch(webRequest, options), keep);
+    if (!legacy) {
+      if (isListenRequest(parsedBody)) return listens.serve(request, reply, webRequest, options, parsedBody);
+      return sendResponse(reply, await modern.fetch(webRequest, options), keep);
+    }
+    const noSubscribe = subscribeRefusal(parsedBody);
+    if (noSubscribe) return jsonRpcError(reply, 200, METHOD_NOT_FOUND, noSubscribe.message, noSubscribe.id);
 
     const server = createMcpServer(ctx);
     const transport = new WebStandardStreamableHTTPServerTransport({

@@ -8,6 +8,7 @@ import { answerCacheFor } from './fast-path.js';
 import { mcpPostHandler } from './handle-post.js';
 import { registerIcons } from './icons.js';
 import { jsonRpcError, MCP_BODY_LIMIT, MCP_PATH, TRANSPORT_ERROR } from './json-rpc.js';
+import { registerListens } from './listen.js';
 import { mcpCors, originGuard } from './origins.js';
 import { isInitializedNotification, requestIdOf } from './request-guards.js';
 import { createMcpServer, MCP_KEPT_TOOLS } from './server.js';
@@ -62,8 +63,13 @@ const notAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
  */
 export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promise<void> {
   const onerror = (err: Error) => app.log.warn({ err }, 'MCP request failed');
-  const modern = createMcpHandler(() => createMcpServer(ctx), { legacy: 'reject', responseMode: 'json', onerror });
+  const modern = createMcpHandler(() => createMcpServer(ctx, { subscribe: true }), {
+    legacy: 'reject',
+    responseMode: 'json',
+    onerror,
+  });
   app.addHook('onClose', async () => modern.close());
+  const listens = registerListens(app, ctx, onerror);
   const endpoint = `${app.config.publicBaseUrl}${MCP_PATH}`;
   // Every tool is read-only (a test checks each one's annotations); all but check_availability are kept.
   const answers = answerCacheFor(app, ctx, MCP_KEPT_TOOLS);
@@ -82,7 +88,7 @@ export async function registerMcp(app: FastifyInstance, ctx: ToolContext): Promi
 
     const hint = upgradeHint(app.config.publicBaseUrl);
     const postOptions = { config: { ...cors, ...NOT_RATE_LIMITED }, preHandler: chargeMcpRequest(hint) };
-    scope.post(MCP_PATH, postOptions, mcpPostHandler({ ctx, modern, endpoint, answers }));
+    scope.post(MCP_PATH, postOptions, mcpPostHandler({ ctx, modern, listens, endpoint, answers }));
     // Older clients probe with GET for a server-to-client stream; the probe costs nothing.
     scope.get(MCP_PATH, { config: { ...cors, ...NOT_RATE_LIMITED } }, notAllowed);
     // Other methods are counted like any request (the CORS setting is outside Fastify's config type).

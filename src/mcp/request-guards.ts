@@ -14,6 +14,7 @@ const BATCH_REVISIONS = new Set(['2025-03-26']);
 
 export const INVALID_REQUEST = -32600;
 export const INVALID_PARAMS = -32602;
+export const METHOD_NOT_FOUND = -32601;
 
 export interface GuardRefusal {
   code: number;
@@ -118,4 +119,20 @@ export function requestIdOf(text: string): string | number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * An initialize-era `resources/subscribe` or `resources/unsubscribe`: not served (the capabilities
+ * say `subscribe: false`), because this stateless endpoint keeps no session and no stream to send
+ * `notifications/resources/updated` on. The error says where a client follows a session instead.
+ */
+export function subscribeRefusal(message: unknown): GuardRefusal | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+  const method = (message as { method?: unknown }).method;
+  if ((method !== 'resources/subscribe' && method !== 'resources/unsubscribe') || !('id' in message)) return undefined;
+  return {
+    code: METHOD_NOT_FOUND,
+    message: `${method} is not served on this stateless endpoint (resources.subscribe is false): follow a session with subscriptions/listen on MCP revision 2026-07-28, or with GET /api/stages/events?sessionId=<id> (Server-Sent Events).`,
+    id: idOf(message),
+  };
 }

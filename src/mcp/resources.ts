@@ -7,7 +7,8 @@ import { availabilityText } from './tools/check-availability.js';
 import { CENTRE_SESSIONS_DEFAULT, centreDetails } from './tools/get-centre.js';
 
 export const ARTICLE_URI_PREFIX = 'stages://articles/';
-export const SESSION_TEMPLATE = 'stages://sessions/{id}';
+export const SESSION_URI_PREFIX = 'stages://sessions/';
+export const SESSION_TEMPLATE = `${SESSION_URI_PREFIX}{id}`;
 export const CENTRE_TEMPLATE = 'stages://centres/{idOrSlug}';
 
 /**

@@ -41,13 +41,16 @@ export const MCP_KEPT_TOOLS: ReadonlySet<string> = new Set(
   ),
 );
 
-const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). check_eligibility answers "can I, and by when?" from what the person knows, each rule with its source. The articles are also resources (stages://articles/{slug}, Markdown); stages://sessions/{id} and stages://centres/{idOrSlug} read a session or a centre as those tools do; the prompts find_course and explain_points_recovery start the two usual tasks. All data is public. Never try to book or pay: give the user the bookingUrl, where they book themselves. A client the user claimed (POST /api/oauth/claim) may act for them as they granted: with "hold", hold_place keeps one place for them for about 15 minutes (one per session, three at once) and gives a completeUrl where they book it themselves, release_hold gives it back; with "alerts", watches emails them alerts. A claimed client still never books, pays, or sees the person's name, email, phone, reservations or area.`;
+const INSTRUCTIONS = `Real-time availability of two-day driving-licence points-recovery courses ("stages de récupération de points") in France, run by prefecture-approved centres. Use search_stages to find sessions by place, dates and budget; check_availability just before the user books, since places change; get_centre for one centre and its dates; list_articles and get_article for the rules (who may take a course, how often, the 48N letter, when points are credited). check_eligibility answers "can I, and by when?" from what the person knows, each rule with its source. The articles are also resources (stages://articles/{slug}, Markdown); stages://sessions/{id} and stages://centres/{idOrSlug} read a session or a centre as those tools do; the prompts find_course and explain_points_recovery start the two usual tasks. All data is public. Never try to book or pay: give the user the bookingUrl, where they book themselves. A client the user claimed (POST /api/oauth/claim) may act for them as they granted: with "hold", hold_place keeps one place for them for about 15 minutes (one per session, three at once) and gives a completeUrl where they book it themselves, release_hold gives it back; with "alerts", watches emails them alerts. A claimed client still never books, pays, or sees the person's name, email, phone, reservations or area. To follow a session's places, price and status: on revision 2026-07-28, subscriptions/listen with resourceSubscriptions ["stages://sessions/{id}"]; on earlier revisions (no subscriptions on this stateless endpoint), GET /api/stages/events?sessionId={id} (Server-Sent Events).`;
 
 /**
  * A fresh MCP server over the shared tool context. The SDK's stateless pattern builds one per
  * HTTP request; everything costly (catalogue, articles, schemas) is built once and shared.
+ * `subscribe`: whether the revision it serves can deliver resource updates here (the 2026-07-28
+ * revision's subscriptions/listen, src/mcp/listen.ts); the initialize-era revisions cannot on this
+ * stateless endpoint (docs/api.md, "Following a session").
  */
-export function createMcpServer(ctx: ToolContext): McpServer {
+export function createMcpServer(ctx: ToolContext, { subscribe = false }: { subscribe?: boolean } = {}): McpServer {
   const server = new McpServer(
     {
       name: MCP_SERVER_NAME,
@@ -60,7 +63,7 @@ export function createMcpServer(ctx: ToolContext): McpServer {
       // The lists never change while the service runs.
       capabilities: {
         tools: { listChanged: false },
-        resources: { listChanged: false },
+        resources: { listChanged: false, subscribe },
         prompts: { listChanged: false },
         completions: {},
       },

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sessionEvents } from '../../src/catalogue/change-events.js';
 import { EventStreams, type StreamLimits } from '../../src/catalogue/event-streams.js';
 import { openStream } from '../helpers/sse.js';
 
@@ -21,7 +22,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** A plain HTTP server whose every request becomes a stream of `streams`, from version 0. */
+/** A plain HTTP server whose every request becomes a stream of `streams`, from version 0 (`?session=` filters it). */
 async function serve(limits: Partial<StreamLimits>) {
   const s = new EventStreams({
     maxPerAddress: 100,
@@ -35,7 +36,9 @@ async function serve(limits: Partial<StreamLimits>) {
   server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write('retry: 2000\nid: 0\n\n');
-    s.open(res, String(req.socket.remotePort), 0).start(undefined, 0, '0');
+    const session = new URL(req.url ?? '/', 'http://x').searchParams.get('session');
+    const filter = session ? { sessionIds: new Set([session]), depts: new Set<string>() } : undefined;
+    s.open(res, String(req.socket.remotePort), 0, filter).start(undefined, 0, '0');
   });
   await new Promise<void>((r) => server?.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -159,5 +162,41 @@ describe('the open event streams', () => {
     expect(s.stats().largestStreamBytes).toBeLessThanOrEqual(held);
     expect(s.stats().ended).toEqual({ too_slow: 0, server_busy: 0 });
     await reader.close();
+  });
+
+  it('give a filtered stream its events out of the shared bytes: encoded once, the others sent them unchanged', async () => {
+    const { streams: s, url } = await serve({});
+    const all = await Promise.all([openStream(url), openStream(url)]);
+    const one = await openStream(`${url}?session=b`);
+    await Promise.all([...all, one].map((r) => r.until(() => r.lastEventId() === '0')));
+    const version = (v: number, ids: string[]) =>
+      sessionEvents(
+        ids.map((id) => ({
+          change: { id, status: 'available' as const, spotsAvailable: v, priceEuros: 200, version: v },
+          dept: '69',
+        })),
+      );
+    const publish = (v: number, ids: string[]) => s.publish(v, () => version(v, ids));
+    publish(1, ['a', 'b', 'c']);
+    publish(2, ['a', 'c']);
+    publish(3, ['b']);
+    await Promise.all(all.map((r) => r.until(() => r.lastEventId() === '3')));
+    await one.until(() => one.lastEventId() === '3');
+    expect(s.stats().encoded).toBe(3);
+    // The unfiltered streams got every event; the filtered one b's, each closing its version with the id.
+    for (const r of all)
+      expect(r.sessions().map((e) => [e.id, e.lastId])).toEqual([
+        ['a', undefined],
+        ['b', undefined],
+        ['c', '1'],
+        ['a', undefined],
+        ['c', '2'],
+        ['b', '3'],
+      ]);
+    expect(one.sessions().map((e) => [e.id, e.version, e.lastId])).toEqual([
+      ['b', 1, '1'],
+      ['b', 3, '3'],
+    ]);
+    await Promise.all([...all, one].map((r) => r.close()));
   });
 });
