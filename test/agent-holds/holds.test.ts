@@ -85,8 +85,9 @@ async function tool(token: string | undefined, name: string, args: Record<string
 }
 
 /** Places on sale as both instances show them (the second reads the change from the database). */
+/** Places left as each instance serves them once it has caught up (the write was on either). */
 async function placesOnBoth(sessionId: string): Promise<[number, number]> {
-  await second.catalogue.refresh();
+  await Promise.all([t.app.catalogue.refresh(), second.catalogue.refresh()]);
   return [await placesLeft(t.app, sessionId), await placesLeft(second, sessionId)];
 }
 
