@@ -6,6 +6,7 @@ import { countCentres } from './catalogue/repository.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { dateIn, systemClock } from './core/clock.js';
 import { type Database, openDatabase } from './db/connect.js';
+import { seedFromTemplate, stampCreation } from './db/pglite-template.js';
 
 // Run as a child by the first start on the embedded database: create it, migrate, load the demo, exit.
 const PREPARE_ONLY = '--prepare-only';
@@ -13,6 +14,7 @@ const PREPARE_ONLY = '--prepare-only';
 /** Applies the migrations and, when the catalogue is empty and the demo is wanted, loads the demo. */
 async function prepare(config: Config, database: Database): Promise<void> {
   await database.migrate();
+  if (config.database.kind === 'pglite') await stampCreation(config.database.dataDir, database);
   if (config.demoCatalogue && (await countCentres(database.db)) === 0) {
     const result = await loadDemoCatalogue(database.db, { today: dateIn(systemClock.now()), onlyIfEmpty: true });
     if (result.loaded)
@@ -22,11 +24,15 @@ async function prepare(config: Config, database: Database): Promise<void> {
 
 /**
  * Creating an embedded database runs initdb inside PGlite's WebAssembly memory, which grows to
- * about 1 GB and is never given back. Doing it (and the demo load) in a short-lived child process
- * leaves the server itself at the size of a restart.
+ * about 1 GB and is never given back; loading the demo catalogue grows it by about 80 MB more. Doing
+ * them in a short-lived child process leaves the server itself at the size of a restart. When the
+ * build's template is there (pglite-template.ts), its copy replaces initdb and the migrations, and the
+ * child only loads the demo.
  */
-async function prepareEmbeddedInChild(dataDir: string): Promise<void> {
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+async function prepareEmbeddedInChild(config: Config, dataDir: string): Promise<void> {
+  const seeded = seedFromTemplate(dataDir);
+  if (!seeded && existsSync(join(dataDir, 'PG_VERSION'))) return;
+  if (seeded && !config.demoCatalogue) return;
   const script = process.argv[1];
   if (!script) return;
   const code = await new Promise<number | null>((resolve, reject) => {
@@ -45,7 +51,7 @@ async function main(): Promise<void> {
     await database.close();
     return;
   }
-  if (config.database.kind === 'pglite') await prepareEmbeddedInChild(config.database.dataDir);
+  if (config.database.kind === 'pglite') await prepareEmbeddedInChild(config, config.database.dataDir);
   // The service's modules (Fastify, every door, ~0.5 s) load while the database opens: PGlite
   // compiles its WebAssembly off the main thread and reads its files, time the loading fills.
   const modules = Promise.all([import('./app.js'), import('./http/lifecycle.js'), import('./http/metrics.js')]);

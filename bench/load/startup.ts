@@ -2,7 +2,8 @@
  * Start-up and memory from the compiled service: the time from the command (`npm start`, or
  * `node dist/server.js`) until /api/health answers 200, and the RSS of the whole process tree (npm, the
  * shell it may start, node) at that moment and 10 s later — for a first start on a fresh embedded
- * database (which creates it and loads the demo catalogue) and for a restart on it. Each round runs
+ * database (which creates it and loads the demo catalogue) and for a restart on it; beside the wall
+ * time, the CPU time the tree used until then (which a shared machine's load changes much less). Each round runs
  * both for every service given, one after the other, so that checkouts compared in one run share the
  * machine's load; it prints each round, then the medians. Not part of `npm test`.
  *
@@ -45,6 +46,26 @@ function tree(root: number): number[] {
   return found;
 }
 
+/**
+ * CPU seconds the tree has used (user and system, with its ended children's, which each parent
+ * waited for): on a shared machine, a start's wall time depends on the others' load, its CPU time
+ * much less. Clock ticks of 1/100 s (Linux's USER_HZ).
+ */
+function treeCpuSeconds(root: number): number {
+  let ticks = 0;
+  for (const pid of tree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime, stime, cutime, cstime: fields 14-17 of proc(5), 12-15 after the command name.
+      for (const i of [11, 12, 13, 14]) ticks += Number(fields[i]);
+    } catch {
+      // it ended meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
 function treeRssMb(root: number): number {
   let kb = 0;
   for (const pid of tree(root)) {
@@ -59,12 +80,18 @@ function treeRssMb(root: number): number {
 
 interface Figures {
   seconds: number;
+  cpuSeconds: number;
   rssAtHealth: number;
   rssSettled: number;
 }
 
 async function start(serviceDir: string, dataDir: string, settle = settleMs): Promise<Figures> {
   const [file, args] = command === 'npm' ? ['npm', ['start', '--silent']] : [process.execPath, ['dist/server.js']];
+  const answered = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+    () => true,
+    () => false,
+  );
+  if (answered) throw new Error(`something already answers on port ${port}: set STARTUP_PORT to a free one`);
   const t0 = performance.now();
   const child = spawn(file, args, {
     cwd: serviceDir,
@@ -82,12 +109,13 @@ async function start(serviceDir: string, dataDir: string, settle = settleMs): Pr
     await sleep(20);
   }
   const seconds = (performance.now() - t0) / 1000;
+  const cpuSeconds = treeCpuSeconds(child.pid as number);
   const rssAtHealth = treeRssMb(child.pid as number);
   await sleep(settle);
   const rssSettled = treeRssMb(child.pid as number);
   child.kill('SIGTERM');
   await exited;
-  return { seconds, rssAtHealth, rssSettled };
+  return { seconds, cpuSeconds, rssAtHealth, rssSettled };
 }
 
 const median = (xs: number[]) => {
@@ -97,7 +125,7 @@ const median = (xs: number[]) => {
     : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
 };
 const show = (f: Figures) =>
-  `${f.seconds.toFixed(2)} s, RSS ${f.rssAtHealth.toFixed(0)} → ${f.rssSettled.toFixed(0)} MB`;
+  `${f.seconds.toFixed(2)} s (CPU ${f.cpuSeconds.toFixed(2)} s), RSS ${f.rssAtHealth.toFixed(0)} → ${f.rssSettled.toFixed(0)} MB`;
 
 const results = new Map(services.map((dir) => [dir, { first: [] as Figures[], restart: [] as Figures[] }]));
 console.log(
@@ -136,6 +164,7 @@ console.log('\nmedians');
 for (const [dir, { first, restart }] of results) {
   const med = (fs: Figures[]): Figures => ({
     seconds: median(fs.map((f) => f.seconds)),
+    cpuSeconds: median(fs.map((f) => f.cpuSeconds)),
     rssAtHealth: median(fs.map((f) => f.rssAtHealth)),
     rssSettled: median(fs.map((f) => f.rssSettled)),
   });
