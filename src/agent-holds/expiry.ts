@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import { errorSummary } from '../jobs/errors.js';
 import { expireHolds } from './end-hold.js';
 import { HOLD_EXPIRY_JOB } from './policy.js';
+
+/** How often every instance also sweeps: holds past their time, and ended holds past their keeping. */
+const SWEEP_EVERY_MS = 3_600_000;
 
 /**
  * Holds give their places back by themselves: each hold queues a job due at its expiry (by the
@@ -9,8 +13,16 @@ import { HOLD_EXPIRY_JOB } from './policy.js';
  * read models and the change stream like any catalogue write.
  */
 export function registerHoldExpiry(app: FastifyInstance): void {
-  app.jobs.handle(HOLD_EXPIRY_JOB, async () => {
+  const sweep = async () => {
     const ended = await expireHolds(app.database.db, app.clock.now());
     if (ended > 0) await app.catalogue.refresh();
-  });
+  };
+  app.jobs.handle(HOLD_EXPIRY_JOB, sweep);
+  // Ended holds are deleted after their keeping even when no hold expires for a while (the jobs
+  // above run only at some hold's expiry): every hour, on every instance (the deletes are idempotent).
+  const timer = setInterval(() => {
+    sweep().catch((err: unknown) => app.log.warn({ error: errorSummary(err) }, 'holds: the hourly sweep failed'));
+  }, SWEEP_EVERY_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
 }

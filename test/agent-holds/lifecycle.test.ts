@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { placeHolds } from '../../src/db/schema.js';
 import { keysFor } from '../helpers/admin-keys.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
@@ -137,6 +137,25 @@ describe('ended holds', () => {
     expect((await holdRequest(t.app, 'GET', token, released.holdId)).statusCode).toBe(404);
     expect(await stored(later.holdId)).toBe(1);
     expect(await stored(last.holdId)).toBe(1);
+  });
+
+  it('are deleted by the hourly sweep too, when no hold expires any more', async () => {
+    const stored = async () => (await t.app.database.db.select({ id: placeHolds.id }).from(placeHolds)).length;
+    expect(await stored()).toBeGreaterThan(0);
+    // The last holds of the test above ended about 30 days after the first day; 31 days later, with no
+    // job due, an instance's hourly sweep alone forgets them.
+    at(DAY_MS + TTL_MS + 61 * DAY_MS);
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const other = await buildTestApp({ database: t.db, clock });
+    try {
+      expect(await other.app.jobs.drain()).toBe(0);
+      expect(await stored()).toBeGreaterThan(0);
+      vi.advanceTimersByTime(3_600_000);
+      await vi.waitFor(async () => expect(await stored()).toBe(0), { timeout: 5000, interval: 20 });
+    } finally {
+      await other.close();
+      vi.useRealTimers();
+    }
   });
 });
 
