@@ -133,11 +133,21 @@ interface World {
 async function book(world: World, side: Side): Promise<void> {
   const sessionId = world.sessionIds[world.n % world.sessionIds.length] as string;
   const i = world.n++;
-  await call(side, 'session page', `/stages/${sessionId}`).then((r) => r?.arrayBuffer());
+  // As a browser: the page, then its form posted back, with the form's token and cookie when the
+  // release's page has them (releases before the cacheable pages put one in the form).
+  const page = await call(side, 'session page', `/stages/${sessionId}`);
+  const html = (await page?.text()) ?? '';
+  const token = /name="formToken" value="([^"]+)"/.exec(html)?.[1];
+  const cookie = page?.headers.get('set-cookie')?.split(';')[0];
   const res = await call(side, 'booking', `/stages/${sessionId}/reservation`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'sec-fetch-site': 'same-origin',
+      ...(cookie ? { cookie } : {}),
+    },
     body: new URLSearchParams({
+      ...(token ? { formToken: token } : {}),
       website: '',
       firstName: 'Camille',
       lastName: 'Martin',
@@ -249,7 +259,7 @@ async function main(): Promise<void> {
     };
     world.sessionIds = list.data
       .sort((a, b) => b.spotsAvailable - a.spotsAvailable)
-      .slice(0, 6)
+      .slice(0, 30)
       .map((s) => s.id);
     await oauth(world, 'old');
     await traffic(world, ['old'], 3);
