@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LruCache, stringBytes } from '../core/lru-cache.js';
+import { problem, sendProblem } from '../http/problem.js';
 import { addressBucket } from '../http/rate-limit.js';
 import { InvalidTokenError } from './access-tokens.js';
 import { ANONYMOUS } from './identity.js';
@@ -20,16 +21,23 @@ function refuse(reply: FastifyReply, resourceMetadata: string, text: string, ren
   const description = text.replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, ' ');
   // An expired claimed token names its scopes, which the SDKs then ask again (see InvalidTokenError).
   const scope = renewScope ? `, scope="${renewScope}"` : '';
-  return reply
+  reply
     .code(401)
     .header(
       'www-authenticate',
       `Bearer error="invalid_token", error_description="${description}"${scope}, resource_metadata="${resourceMetadata}"`,
     )
-    .header('cache-control', 'no-store')
+    .header('cache-control', 'no-store');
+  // In the format of its door: a JSON-RPC error on the MCP endpoint, problem+json on the REST routes.
+  const path = reply.request.url.split('?')[0] ?? '';
+  if (path !== MCP_PATH)
+    return sendProblem(reply, problem(401, 'invalid_token', description, { instance: path }));
+  return reply
     .type('application/json; charset=utf-8')
     .send({ jsonrpc: '2.0', error: { code: JSONRPC_UNAUTHORIZED, message: description }, id: null });
 }
+
+const MCP_PATH = '/api/mcp';
 
 /**
  * Sets `request.identity` for every request of `scope` (the MCP endpoint): no Authorization

@@ -4,6 +4,7 @@ import { createApiKey } from '../../../src/admin/api-keys.js';
 import { buildApp } from '../../../src/app.js';
 import { replaceCatalogue } from '../../../src/catalogue/repository.js';
 import { frozenClock, testConfig } from '../../helpers/app.js';
+import { claimedAgent } from '../../helpers/claim.js';
 import { openTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../../helpers/fixtures.js';
 import { expectCleanAnswer, fuzz, hostileText } from '../../helpers/fuzz.js';
@@ -22,6 +23,10 @@ let db: TestDatabase;
 let app: Awaited<ReturnType<typeof buildApp>>;
 let operations: Operation[];
 let headers: Record<string, string>;
+/** A claimed agent's token ("hold alerts"), for the routes only such agents may call. */
+let agentHeaders: Record<string, string>;
+/** The credentials a route takes: a claimed agent's token on theirs, the admin key everywhere else. */
+const headersFor = (path: string) => (/^\/api\/(holds|watches)\b/.test(path) ? agentHeaders : headers);
 const errorLines: string[] = [];
 
 beforeAll(async () => {
@@ -37,6 +42,7 @@ beforeAll(async () => {
   });
   const { key } = await createApiKey(db.database.db, { name: 'fuzz', role: 'admin', centreId: null });
   headers = { authorization: `Bearer ${key}` };
+  agentHeaders = { authorization: `Bearer ${(await claimedAgent(app, 'fuzz@example.org', 'hold alerts')).token}` };
   const doc = (await app.inject('/openapi.json')).json() as {
     paths: Record<string, { get?: { parameters?: { in: string; name: string }[] } }>;
   };
@@ -118,7 +124,7 @@ describe('fuzz: the query parameters of every GET', () => {
         .filter((name) => values[name] !== undefined)
         .map((name) => `${name}=${encodeURIComponent(values[name] as string)}`)
         .join('&');
-      const res = await app.inject({ url: query ? `${path}?${query}` : path, headers });
+      const res = await app.inject({ url: query ? `${path}?${query}` : path, headers: headersFor(op.path) });
       expectCleanAnswer(res, 'problem');
       const given = Object.keys(values);
       const byId = op.pathParams.length > 0;

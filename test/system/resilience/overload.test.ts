@@ -122,7 +122,8 @@ describe('refusals count against the budget', () => {
   });
 
   it('counts Origin 403s and 404s', async () => {
-    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '2' });
+    // Misses of the site's paths count in the pages' tier, the MCP refusals in the API's: both of 2.
+    t = await build({ ...ON, RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_PAGES: '2' });
     const evil = { origin: 'https://evil.example' };
     expect((await post(t.app, call(1), evil)).statusCode).toBe(403);
     expect((await post(t.app, call(1), evil)).statusCode).toBe(403);
@@ -136,6 +137,11 @@ describe('refusals count against the budget', () => {
     expect(misses.map((r) => r.statusCode)).toEqual([404, 404, 429]);
     expect(misses[2]?.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(misses[2]?.json()).toMatchObject({ status: 429, code: 'rate_limited' });
+    // A miss under /api/ counts in the API's tier, which the Origin refusals of this address did not spend.
+    const apiMisses = [];
+    for (let i = 0; i < 3; i++)
+      apiMisses.push(await t.app.inject({ url: `/api/nothing-${i}`, remoteAddress: '198.51.100.31' }));
+    expect(apiMisses.map((r) => r.statusCode)).toEqual([404, 404, 429]);
   });
 });
 
