@@ -10,16 +10,16 @@
  * acknowledged; on sale plus held never above 5; held equal to the reservations; no 5xx anywhere.
  * Exits 1 if any round fails.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { createApiKey } from '../../src/admin/api-keys.js';
 import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
 import { dateIn } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connect.js';
+import { runOnServer, spawnService, untilHealthy } from '../support/instances.js';
 
 const ROUNDS = Number(process.env.PLACES_ROUNDS ?? 10);
 const ADMIN_URL = process.env.PLACES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -31,40 +31,16 @@ const BOOKINGS = 16;
 const dbUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${NAME}` }).toString();
 const run = promisify(execFile);
 
-async function onServer(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
+const onServer = (statement: string) => runOnServer(ADMIN_URL, statement);
 
 async function start(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['dist/server.js'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: dbUrl,
-      DEMO_CATALOGUE: 'false',
-      PUBLIC_BASE_URL: 'http://127.0.0.1',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT: 'off',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  const child = spawnService(port, {
+    DATABASE_URL: dbUrl,
+    DEMO_CATALOGUE: 'false',
+    PUBLIC_BASE_URL: 'http://127.0.0.1',
+    LOG_LEVEL: 'warn',
   });
-  for (let i = 0; i < 1200; i++) {
-    if (
-      await fetch(`http://127.0.0.1:${port}/api/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return child;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  if (await untilHealthy(`http://127.0.0.1:${port}`, 1200)) return child;
   throw new Error(`instance on ${port} did not start`);
 }
 

@@ -16,13 +16,13 @@
  * on the session (on sale plus held unchanged); a booking made on the old instance opens on the new one.
  * Exits 1 otherwise.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
 import { createApiKey } from '../../src/admin/api-keys.js';
 import { openDatabase } from '../../src/db/connect.js';
+import { runOnServer, spawnService, untilHealthy } from '../support/instances.js';
 
 const ADMIN_URL = process.env.ROLLING_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = Number(process.env.ROLLING_SECONDS ?? 20);
@@ -56,46 +56,22 @@ function buildOld(ref: string): string {
   return dir;
 }
 
-async function onServer(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
+const onServer = (statement: string) => runOnServer(ADMIN_URL, statement);
 
 const origin = (side: Side) => `http://127.0.0.1:${PORTS[side]}`;
 
 async function start(side: Side, cwd: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['dist/server.js'], {
+  const child = spawnService(
+    PORTS[side],
+    { DATABASE_URL: dbUrl, DEMO_CATALOGUE: 'true', PUBLIC_BASE_URL: 'http://127.0.0.1', LOG_LEVEL: 'warn' },
     cwd,
-    env: {
-      ...process.env,
-      PORT: String(PORTS[side]),
-      HOST: '127.0.0.1',
-      DATABASE_URL: dbUrl,
-      DEMO_CATALOGUE: 'true',
-      PUBLIC_BASE_URL: 'http://127.0.0.1',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT: 'off',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  );
   const started = Date.now();
-  for (let i = 0; i < 2400; i++) {
-    const ok = await fetch(`${origin(side)}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) {
-      console.log(`${side} instance healthy after ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      return child;
-    }
-    if (child.exitCode !== null) throw new Error(`the ${side} instance exited (${child.exitCode})`);
-    await new Promise((r) => setTimeout(r, 25));
+  if (await untilHealthy(origin(side), 2400, child)) {
+    console.log(`${side} instance healthy after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return child;
   }
+  if (child.exitCode !== null) throw new Error(`the ${side} instance exited (${child.exitCode})`);
   throw new Error(`the ${side} instance did not start`);
 }
 

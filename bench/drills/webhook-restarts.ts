@@ -15,14 +15,14 @@
  * the instances but 503 while draining; duplicates (at least once) are counted, not failed.
  * Exits 1 otherwise.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
-import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { createApiKey } from '../../src/admin/api-keys.js';
 import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
 import { dateIn } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connect.js';
+import { runOnServer, spawnService, untilHealthy } from '../support/instances.js';
 
 const ADMIN_URL = process.env.WEBHOOK_DRILL_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NAME = 'stages_drill_webhooks';
@@ -36,41 +36,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const t0 = Date.now();
 const at = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
 
-async function onServer(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
-
-const healthy = (port: number) =>
-  fetch(`http://127.0.0.1:${port}/api/health`).then(
-    (r) => r.ok,
-    () => false,
-  );
+const onServer = (statement: string) => runOnServer(ADMIN_URL, statement);
 
 const instances: (ChildProcess | undefined)[] = [undefined, undefined];
 
 async function start(i: number): Promise<void> {
   const port = PORTS[i] as number;
-  instances[i] = spawn(process.execPath, ['dist/server.js'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: dbUrl,
-      DEMO_CATALOGUE: 'false',
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: 'error',
-      RATE_LIMIT: 'off',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  instances[i] = spawnService(port, {
+    DATABASE_URL: dbUrl,
+    DEMO_CATALOGUE: 'false',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'error',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
   });
-  for (let n = 0; n < 1200 && !(await healthy(port)); n++) await sleep(25);
+  await untilHealthy(`http://127.0.0.1:${port}`, 1200);
   console.log(`${at()}  instance ${'AB'[i]} up on ${port}`);
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorSummary } from '../jobs/errors.js';
+import { sweepEvery } from '../jobs/sweep.js';
 import { sendsMail } from '../mail/transport.js';
 import { FormGuard } from '../web/form-guard.js';
 import { siteInfo } from '../web/layout.js';
@@ -68,15 +68,12 @@ export async function registerAccounts(app: FastifyInstance): Promise<void> {
 
   // Links and sessions that can no longer be used, and forms' ids spent a day ago, are forgotten
   // every hour, by any instance.
-  const prune = setInterval(() => {
-    const now = app.clock.now();
-    Promise.all([pruneSignInLinks(db, now), pruneSessions(db, now), pruneFormSubmissions(db, now)]).catch(
-      (err: unknown) =>
-        app.log.warn({ error: errorSummary(err) }, 'accounts: could not prune expired links, sessions and form ids'),
-    );
-  }, PRUNE_EVERY_MS);
-  prune.unref();
-  app.addHook('onClose', async () => clearInterval(prune));
+  sweepEvery(
+    app,
+    PRUNE_EVERY_MS,
+    (now) => Promise.all([pruneSignInLinks(db, now), pruneSessions(db, now), pruneFormSubmissions(db, now)]),
+    'accounts: could not prune expired links, sessions and form ids',
+  );
 
   const page = (reply: FastifyReply, status: number, body: preact.VNode) =>
     privateHtml(reply, status, renderPage(body));

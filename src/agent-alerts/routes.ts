@@ -1,12 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { claimedAgentOf } from '../agent-claims/agent-routes.js';
 import { alertCriteria } from '../alerts/criteria.js';
 import { registerBearerAuth } from '../auth/bearer.js';
 import { authUrls } from '../auth/urls.js';
 import { problem, problemResponse, sendProblem } from '../http/problem.js';
 import { sendsMail } from '../mail/transport.js';
-import { alertsAccess } from './access.js';
 import { claimWatches } from './claim-watches.js';
 import { removeWatch } from './remove-watch.js';
 import { watchForPerson } from './watch.js';
@@ -32,21 +31,14 @@ export const watchRoutes: FastifyPluginAsyncZod = async (app) => {
   const resourceMetadata = authUrls(app.config.publicBaseUrl).mcpResourceMetadata;
 
   /** The claimed person, or the reply already sent (403 or 503). */
-  async function agentOf(request: FastifyRequest, reply: FastifyReply) {
-    const instance = request.url.split('?')[0];
-    if (!sendsMail(app.config.mail)) {
-      sendProblem(
-        reply,
-        problem(503, 'alerts_unavailable', 'This service sends no email: it offers no alerts.', { instance }),
-      );
-      return undefined;
-    }
-    const access = await alertsAccess(db, request.identity);
-    if (access.ok) return access.agent;
-    reply.header('www-authenticate', access.error.challenge(resourceMetadata));
-    sendProblem(reply, problem(403, access.error.code, access.error.description, { instance }));
-    return undefined;
-  }
+  const agentOf = claimedAgentOf({
+    db,
+    resourceMetadata,
+    scope: 'alerts',
+    unavailable: sendsMail(app.config.mail)
+      ? undefined
+      : { code: 'alerts_unavailable', detail: 'This service sends no email: it offers no alerts.' },
+  });
 
   app.post(
     '/api/watches',

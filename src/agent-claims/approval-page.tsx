@@ -1,33 +1,10 @@
 import { described, Field, type FieldError, FieldMessage } from '../web/field.js';
 import { Layout, type SiteInfo } from '../web/layout.js';
+import { Notices } from '../web/notices.js';
 import type { ClaimForPage } from './claim-for-page.js';
-import { CLAIM_PAGE_PATH, PERSON_AGENTS_PATH } from './policy.js';
+import { AgentsLink, NeverAndDecision, SignInToAnswer } from './consent-parts.js';
+import { CLAIM_PAGE_PATH } from './policy.js';
 import { type AgentScope, SCOPE_TEXT } from './scopes.js';
-
-/** What an agent never does, whatever the person grants (spec.md §1, §5.8). */
-function NeverList() {
-  return (
-    <ul>
-      <li>payer quoi que ce soit ;</li>
-      <li>réserver un stage à votre place : c’est toujours vous qui finissez la réservation, sur ce site ;</li>
-      <li>voir votre espace, vos réservations ou vos coordonnées (nom, e-mail, téléphone).</li>
-    </ul>
-  );
-}
-
-function Notice({ notice, problem }: { notice?: string | undefined; problem?: string | undefined }) {
-  if (problem)
-    return (
-      <p class="notice" role="alert">
-        {problem}
-      </p>
-    );
-  return notice ? (
-    <p class="notice" role="status">
-      {notice}
-    </p>
-  ) : null;
-}
 
 export interface ApprovalPageProps {
   site: SiteInfo;
@@ -75,7 +52,7 @@ export function ApprovalPage(props: ApprovalPageProps) {
   return (
     <Layout site={props.site} title={title} description="Autoriser un assistant (agent IA) à agir pour vous" noindex>
       <h1>{title}</h1>
-      <Notice notice={props.notice ?? confirmed} problem={props.problem} />
+      <Notices notice={props.notice ?? confirmed} problem={props.problem} />
       {claim.state !== 'pending' ? (
         <>
           {confirmed ? null : (
@@ -85,23 +62,13 @@ export function ApprovalPage(props: ApprovalPageProps) {
                 : 'Cette demande a déjà reçu une réponse : elle ne peut plus servir.'}
             </p>
           )}
-          {props.signedIn ? (
-            <p>
-              <a href={PERSON_AGENTS_PATH}>Voir les assistants que vous avez autorisés</a>
-            </p>
-          ) : null}
+          <AgentsLink signedIn={props.signedIn} />
         </>
       ) : !props.signedIn ? (
-        <>
-          <p>
-            Un assistant (un programme, souvent une intelligence artificielle) demande à pouvoir agir pour vous sur ce
-            site. Pour lui répondre, connectez-vous d’abord : nous vous envoyons un lien par e-mail, sans mot de passe.
-            Vous reviendrez ensuite sur cette page.
-          </p>
-          <p>
-            <a href={props.signInHref}>Me connecter pour répondre</a>
-          </p>
-        </>
+        <SignInToAnswer
+          requester="Un assistant (un programme, souvent une intelligence artificielle)"
+          signInHref={props.signInHref}
+        />
       ) : (
         <form method="post" action={CLAIM_PAGE_PATH} noValidate>
           <input type="hidden" name="_csrf" value={props.formToken} />
@@ -137,17 +104,7 @@ export function ApprovalPage(props: ApprovalPageProps) {
             ))}
             <FieldMessage error={props.error?.field === 'scope' ? props.error : undefined} />
           </fieldset>
-          <p>Quoi que vous choisissiez, il ne pourra jamais :</p>
-          <NeverList />
-          <p>Vous pourrez retirer cette autorisation à tout moment, dans votre espace.</p>
-          <p>
-            <button type="submit" name="decision" value="approve">
-              Autoriser
-            </button>{' '}
-            <button type="submit" name="decision" value="deny">
-              Refuser
-            </button>
-          </p>
+          <NeverAndDecision pronoun="il" />
         </form>
       )}
     </Layout>

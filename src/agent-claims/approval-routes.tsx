@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GUARD_REFUSED } from '../accounts/area.js';
 import { RETURN_PARAM } from '../accounts/return-path.js';
 import type { User } from '../accounts/users.js';
-import { errorSummary } from '../jobs/errors.js';
+import { sweepEvery } from '../jobs/sweep.js';
 import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
@@ -44,13 +44,7 @@ export async function registerClaimPages(app: FastifyInstance): Promise<void> {
   const db = app.database.db;
 
   // Claims that no longer do anything are forgotten every hour, by any instance.
-  const prune = setInterval(() => {
-    pruneClaims(db, app.clock.now()).catch((err: unknown) =>
-      app.log.warn({ error: errorSummary(err) }, 'agent claims: could not prune old claims'),
-    );
-  }, PRUNE_EVERY_MS);
-  prune.unref();
-  app.addHook('onClose', async () => clearInterval(prune));
+  sweepEvery(app, PRUNE_EVERY_MS, (now) => pruneClaims(db, now), 'agent claims: could not prune old claims');
 
   const show = async (
     request: FastifyRequest,

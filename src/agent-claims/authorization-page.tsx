@@ -2,19 +2,8 @@ import type { Config } from '../config.js';
 import { Layout, type SiteInfo, siteInfo } from '../web/layout.js';
 import { Notices } from '../web/notices.js';
 import { renderPage } from '../web/render.js';
-import { PERSON_AGENTS_PATH } from './policy.js';
+import { AgentsLink, NeverAndDecision, SignInToAnswer } from './consent-parts.js';
 import { type AgentScope, SCOPE_TEXT } from './scopes.js';
-
-/** What an agent never does, whatever the person grants (spec.md §1, §5.8). */
-function NeverList() {
-  return (
-    <ul>
-      <li>payer quoi que ce soit ;</li>
-      <li>réserver un stage à votre place : c’est toujours vous qui finissez la réservation, sur ce site ;</li>
-      <li>voir votre espace, vos réservations ou vos coordonnées (nom, e-mail, téléphone).</li>
-    </ul>
-  );
-}
 
 export interface ConsentPageProps {
   site: SiteInfo;
@@ -54,23 +43,13 @@ export function ConsentPage(props: ConsentPageProps) {
       ) : props.status === 'answered' ? (
         <>
           <p>Cette demande a déjà reçu une réponse : elle ne peut plus servir.</p>
-          {props.signedIn ? (
-            <p>
-              <a href={PERSON_AGENTS_PATH}>Voir les assistants que vous avez autorisés</a>
-            </p>
-          ) : null}
+          <AgentsLink signedIn={props.signedIn} />
         </>
       ) : !props.signedIn ? (
-        <>
-          <p>
-            Une application (souvent un assistant d’intelligence artificielle) demande à pouvoir agir pour vous sur ce
-            site. Pour lui répondre, connectez-vous d’abord : nous vous envoyons un lien par e-mail, sans mot de passe.
-            Vous reviendrez ensuite sur cette page.
-          </p>
-          <p>
-            <a href={props.signInHref}>Me connecter pour répondre</a>
-          </p>
-        </>
+        <SignInToAnswer
+          requester="Une application (souvent un assistant d’intelligence artificielle)"
+          signInHref={props.signInHref}
+        />
       ) : (
         <form method="post" action={props.action} noValidate>
           <input type="hidden" name="_csrf" value={props.formToken} />
@@ -102,17 +81,7 @@ export function ConsentPage(props: ConsentPageProps) {
               ))}
             </fieldset>
           ) : null}
-          <p>Quoi que vous choisissiez, elle ne pourra jamais :</p>
-          <NeverList />
-          <p>Vous pourrez retirer cette autorisation à tout moment, dans votre espace.</p>
-          <p>
-            <button type="submit" name="decision" value="approve">
-              Autoriser
-            </button>{' '}
-            <button type="submit" name="decision" value="deny">
-              Refuser
-            </button>
-          </p>
+          <NeverAndDecision pronoun="elle" />
         </form>
       )}
     </Layout>

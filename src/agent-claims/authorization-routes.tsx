@@ -14,7 +14,7 @@ import {
 } from '../auth/authorization-code/requests.js';
 import { authUrls } from '../auth/urls.js';
 import { HTML_CSP } from '../http/security-headers.js';
-import { errorSummary } from '../jobs/errors.js';
+import { sweepEvery } from '../jobs/sweep.js';
 import { siteInfo } from '../web/layout.js';
 import { privateHtml } from '../web/private-page.js';
 import { renderPage } from '../web/render.js';
@@ -43,14 +43,12 @@ export async function registerAuthorizationPages(app: FastifyInstance): Promise<
   const db = app.database.db;
   const issuer = authUrls(app.config.publicBaseUrl).issuer;
 
-  const prune = setInterval(() => {
-    const now = app.clock.now();
-    Promise.all([pruneAuthorizationRequests(db, now), pruneRefreshTokens(db, now)]).catch((err: unknown) =>
-      app.log.warn({ error: errorSummary(err) }, 'agent hosts: could not prune old authorization requests'),
-    );
-  }, PRUNE_EVERY_MS);
-  prune.unref();
-  app.addHook('onClose', async () => clearInterval(prune));
+  sweepEvery(
+    app,
+    PRUNE_EVERY_MS,
+    (now) => Promise.all([pruneAuthorizationRequests(db, now), pruneRefreshTokens(db, now)]),
+    'agent hosts: could not prune old authorization requests',
+  );
 
   const show = async (
     request: FastifyRequest,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { errorSummary } from '../jobs/errors.js';
+import { sweepEvery } from '../jobs/sweep.js';
 import { expireHolds } from './end-hold.js';
 import { HOLD_EXPIRY_JOB } from './policy.js';
 
@@ -20,9 +20,5 @@ export function registerHoldExpiry(app: FastifyInstance): void {
   app.jobs.handle(HOLD_EXPIRY_JOB, sweep);
   // Ended holds are deleted after their keeping even when no hold expires for a while (the jobs
   // above run only at some hold's expiry): every hour, on every instance (the deletes are idempotent).
-  const timer = setInterval(() => {
-    sweep().catch((err: unknown) => app.log.warn({ error: errorSummary(err) }, 'holds: the hourly sweep failed'));
-  }, SWEEP_EVERY_MS);
-  timer.unref();
-  app.addHook('onClose', async () => clearInterval(timer));
+  sweepEvery(app, SWEEP_EVERY_MS, sweep, 'holds: the hourly sweep failed');
 }

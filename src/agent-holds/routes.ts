@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { claimedAgentOf } from '../agent-claims/agent-routes.js';
 import { registerBearerAuth } from '../auth/bearer.js';
 import { authUrls } from '../auth/urls.js';
 import { problem, problemResponse, sendProblem } from '../http/problem.js';
-import { holdsAccess } from './access.js';
 import { claimHold } from './claim-hold.js';
 import { releaseHold } from './end-hold.js';
 import { holdFields } from './hold-input.js';
@@ -37,23 +37,14 @@ export const holdRoutes: FastifyPluginAsyncZod = async (app) => {
   const resourceMetadata = authUrls(baseUrl).mcpResourceMetadata;
 
   /** The claimed person, or the reply already sent (403 or 503). */
-  async function agentOf(request: FastifyRequest, reply: FastifyReply) {
-    const instance = request.url.split('?')[0];
-    if (!app.config.site) {
-      sendProblem(
-        reply,
-        problem(503, 'holds_unavailable', 'This service has no booking pages of its own: it holds no places.', {
-          instance,
-        }),
-      );
-      return undefined;
-    }
-    const access = await holdsAccess(db, request.identity);
-    if (access.ok) return access.agent;
-    reply.header('www-authenticate', access.error.challenge(resourceMetadata));
-    sendProblem(reply, problem(403, access.error.code, access.error.description, { instance }));
-    return undefined;
-  }
+  const agentOf = claimedAgentOf({
+    db,
+    resourceMetadata,
+    scope: 'hold',
+    unavailable: app.config.site
+      ? undefined
+      : { code: 'holds_unavailable', detail: 'This service has no booking pages of its own: it holds no places.' },
+  });
 
   function notFound(request: FastifyRequest, reply: FastifyReply, id: string) {
     return sendProblem(

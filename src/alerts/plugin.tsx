@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { onCatalogueWrite } from '../db/write.js';
-import { errorSummary } from '../jobs/errors.js';
+import { sweepEvery } from '../jobs/sweep.js';
 import { sendsMail } from '../mail/transport.js';
 import type { FormGuard } from '../web/form-guard.js';
 import { siteInfo } from '../web/layout.js';
@@ -26,13 +26,7 @@ export async function registerAlerts(app: FastifyInstance, options: { guard: For
   onCatalogueWrite(db, 'alerts', (tx, since) => recordFreedPlaces(tx, since, app.catalogue.snapshot, app.clock.now()));
   registerAlertMatching(app, { baseUrl: site.baseUrl, platformName: site.name });
 
-  const purge = setInterval(() => {
-    purgeAlerts(db, app.clock.now()).catch((err: unknown) =>
-      app.log.warn({ error: errorSummary(err) }, 'alerts: could not delete ended alerts'),
-    );
-  }, PURGE_EVERY_MS);
-  purge.unref();
-  app.addHook('onClose', async () => clearInterval(purge));
+  sweepEvery(app, PURGE_EVERY_MS, (now) => purgeAlerts(db, now), 'alerts: could not delete ended alerts');
 
   await app.register(async (scope: FastifyInstance) => {
     scope.addContentTypeParser(

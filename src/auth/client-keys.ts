@@ -1,4 +1,5 @@
 import type { JSONWebKeySet } from 'jose';
+import { clientUrlRefusal, type UrlAllowance } from './cimd/client-id-url.js';
 
 /** What private_key_jwt assertions may be signed with (metadata: token_endpoint_auth_signing_alg_values_supported). */
 export const ASSERTION_ALGS = ['ES256', 'RS256'] as const;
@@ -49,4 +50,28 @@ export function jwksRefusal(value: unknown): string | undefined {
     if (refusal) return refusal;
   }
   return undefined;
+}
+
+/**
+ * The public keys a private_key_jwt client declares in its metadata (a registration or a Client ID
+ * Metadata Document): `jwks` inline or `jwks_uri`, never both (RFC 7591 §2). Throws `refuse(reason)`
+ * when they cannot be used; `missing` is the reason given when neither is there.
+ */
+export function declaredKeys(
+  metadata: Record<string, unknown>,
+  allowance: UrlAllowance,
+  refuse: (reason: string) => Error,
+  missing: string,
+): ClientKeys {
+  const { jwks, jwks_uri: jwksUri } = metadata;
+  if (jwks !== undefined && jwksUri !== undefined) throw refuse('jwks and jwks_uri must not both be present.');
+  if (jwks !== undefined) {
+    const refusal = jwksRefusal(jwks);
+    if (refusal) throw refuse(refusal);
+    return { jwks: jwks as JSONWebKeySet };
+  }
+  if (typeof jwksUri !== 'string') throw refuse(missing);
+  const refusal = clientUrlRefusal(jwksUri, allowance, 'jwks_uri');
+  if (refusal) throw refuse(refusal);
+  return { jwksUri };
 }

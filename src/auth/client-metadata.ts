@@ -1,7 +1,6 @@
-import type { JSONWebKeySet } from 'jose';
 import { AGENT_SCOPES, isAgentScope } from '../agent-claims/scopes.js';
-import { clientUrlRefusal, type UrlAllowance } from './cimd/client-id-url.js';
-import { type ClientKeys, jwksRefusal } from './client-keys.js';
+import type { UrlAllowance } from './cimd/client-id-url.js';
+import { type ClientKeys, declaredKeys } from './client-keys.js';
 import { GRANT_TYPES, type GrantType, TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './clients.js';
 import { OAuthError } from './oauth-errors.js';
 import { READ_SCOPE } from './policy.js';
@@ -32,6 +31,15 @@ export const CLIENT_NAME_MAX = 100;
 export const UNPRINTABLE = /[\p{Cc}\p{Cn}\p{Co}\p{Cs}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069\uFEFF]/u;
 
 const invalid = (description: string) => new OAuthError(400, 'invalid_client_metadata', description);
+
+/** RFC 7591 §2: a private_key_jwt client gives its public keys, inline or by URL, not both. */
+const registeredKeys = (metadata: Record<string, unknown>, allowance: UrlAllowance): ClientKeys =>
+  declaredKeys(
+    metadata,
+    allowance,
+    invalid,
+    'token_endpoint_auth_method private_key_jwt needs your public keys: jwks or jwks_uri.',
+  );
 
 /**
  * Validates an RFC 7591 registration request. Only the metadata this server acts on is read;
@@ -108,22 +116,6 @@ export function parseClientMetadata(body: unknown, allowance: UrlAllowance): Cli
     redirectUris: [...new Set(uris as string[])],
     scope: parseAgentHostScope(metadata.scope),
   };
-}
-
-/** RFC 7591 §2: a private_key_jwt client gives its public keys, inline or by URL, not both. */
-function registeredKeys(metadata: Record<string, unknown>, allowance: UrlAllowance): ClientKeys {
-  const { jwks, jwks_uri: jwksUri } = metadata;
-  if (jwks !== undefined && jwksUri !== undefined) throw invalid('jwks and jwks_uri must not both be present.');
-  if (jwks !== undefined) {
-    const refusal = jwksRefusal(jwks);
-    if (refusal) throw invalid(refusal);
-    return { jwks: jwks as JSONWebKeySet };
-  }
-  if (typeof jwksUri !== 'string')
-    throw invalid('token_endpoint_auth_method private_key_jwt needs your public keys: jwks or jwks_uri.');
-  const refusal = clientUrlRefusal(jwksUri, allowance, 'jwks_uri');
-  if (refusal) throw invalid(refusal);
-  return { jwksUri };
 }
 
 const MAX_REDIRECT_URIS = 10;

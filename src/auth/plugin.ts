@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { claimInForce } from '../agent-claims/claim-in-force.js';
-import { errorSummary } from '../jobs/errors.js';
+import { sweepEvery } from '../jobs/sweep.js';
 import { AccessTokens } from './access-tokens.js';
 import { pruneJtis } from './assertion-jtis.js';
 import { ClientDocuments } from './cimd/client-documents.js';
@@ -59,13 +59,12 @@ export async function registerAuth(app: FastifyInstance, options: { trustedCa?: 
   app.decorate('knownClients', clients);
   app.decorate('clientDocuments', new ClientDocuments(app.config.clientDocuments, app.clock, options.trustedCa));
   // Spent assertion jtis can no longer be replayed once expired: forgotten by any instance.
-  const prune = setInterval(() => {
-    pruneJtis(app.database.db, app.clock.now()).catch((err: unknown) =>
-      app.log.warn({ error: errorSummary(err) }, 'oauth: could not prune expired assertion jtis'),
-    );
-  }, JTI_PRUNE_EVERY_MS);
-  prune.unref();
-  app.addHook('onClose', async () => clearInterval(prune));
+  sweepEvery(
+    app,
+    JTI_PRUNE_EVERY_MS,
+    (now) => pruneJtis(app.database.db, now),
+    'oauth: could not prune expired assertion jtis',
+  );
   // Only tokens carrying a person's claim are checked against the database at each request.
   const claimCheck = async (claimId: string, clientId: string) =>
     (await claimInForce(app.database.db, claimId, clientId)) !== undefined;

@@ -1,7 +1,6 @@
-import type { JSONWebKeySet } from 'jose';
-import { type ClientKeys, jwksRefusal } from '../client-keys.js';
+import { type ClientKeys, declaredKeys } from '../client-keys.js';
 import { CLIENT_NAME_MAX, UNPRINTABLE } from '../client-metadata.js';
-import { clientUrlRefusal, type UrlAllowance } from './client-id-url.js';
+import type { UrlAllowance } from './client-id-url.js';
 
 /** The grants a document may name that this server knows; others are ignored (another server's). */
 export const DOCUMENT_GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
@@ -28,6 +27,8 @@ export class InvalidDocument extends Error {
 }
 
 const invalid = (reason: string) => new InvalidDocument(reason);
+const MISSING_KEYS =
+  'token_endpoint_auth_method private_key_jwt needs the client\'s public keys: "jwks" or "jwks_uri".';
 
 function clientName(value: unknown, clientId: string): string {
   if (value === undefined || value === null) return new URL(clientId).host;
@@ -55,21 +56,6 @@ function redirectUris(value: unknown): string[] {
       throw invalid('redirect_uris must hold absolute URLs without a fragment.');
   }
   return value as string[];
-}
-
-function keys(document: Record<string, unknown>, allowance: UrlAllowance): ClientKeys {
-  const { jwks, jwks_uri: jwksUri } = document;
-  if (jwks !== undefined && jwksUri !== undefined) throw invalid('jwks and jwks_uri must not both be present.');
-  if (jwks !== undefined) {
-    const refusal = jwksRefusal(jwks);
-    if (refusal) throw invalid(refusal);
-    return { jwks: jwks as JSONWebKeySet };
-  }
-  if (typeof jwksUri !== 'string')
-    throw invalid('token_endpoint_auth_method private_key_jwt needs the client\'s public keys: "jwks" or "jwks_uri".');
-  const refusal = clientUrlRefusal(jwksUri, allowance, 'jwks_uri');
-  if (refusal) throw invalid(refusal);
-  return { jwksUri };
 }
 
 /**
@@ -104,6 +90,6 @@ export function parseDocument(json: unknown, url: string, allowance: UrlAllowanc
     redirectUris: uris,
     grantTypes: grants,
     tokenEndpointAuthMethod: method,
-    ...(method === 'private_key_jwt' ? { keys: keys(document, allowance) } : {}),
+    ...(method === 'private_key_jwt' ? { keys: declaredKeys(document, allowance, invalid, MISSING_KEYS) } : {}),
   };
 }

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { isAuthorizationCodeClient, parseClientMetadata } from '../client-metadata.js';
 import { insertClient } from '../clients.js';
 import { OAuthError } from '../oauth-errors.js';
-import { READ_SCOPE } from '../policy.js';
 import { hashSecret, newClientId, newClientSecret } from '../secrets.js';
 import { mediaType, OAUTH_BODY_LIMIT, REGISTER_PATH } from './common.js';
 
@@ -59,25 +58,9 @@ export function registerRoute(app: FastifyInstance): void {
       ...(metadata.keys && 'jwksUri' in metadata.keys ? { jwks_uri: metadata.keys.jwksUri } : {}),
     };
     const issuedAt = Math.floor(now.getTime() / 1000);
-    if (!isAuthorizationCodeClient(metadata))
-      return reply
-        .code(201)
-        .type('application/json; charset=utf-8')
-        .send({
-          client_id: clientId,
-          ...secret,
-          client_id_issued_at: issuedAt,
-          ...secretExpiry,
-          client_name: metadata.clientName,
-          // RFC 7591 §3.2.1 lets the server replace requested values; none is ever registered,
-          // and MCP SDK clients refuse a registration answer without this field.
-          redirect_uris: [],
-          grant_types: ['client_credentials'],
-          token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
-          ...keys,
-          scope: READ_SCOPE,
-        });
-    // An agent host: the metadata registered, echoed (RFC 7591 §3.2.1).
+    // The metadata registered, echoed (RFC 7591 §3.2.1). A program (spec.md §4.4) has no redirect URI,
+    // only client_credentials and `read`; MCP SDK clients refuse an answer without redirect_uris, so
+    // it is there, empty. Only an agent host (the authorization code) has a response type.
     return reply
       .code(201)
       .type('application/json; charset=utf-8')
@@ -89,7 +72,7 @@ export function registerRoute(app: FastifyInstance): void {
         client_name: metadata.clientName,
         redirect_uris: metadata.redirectUris,
         grant_types: metadata.grantTypes,
-        response_types: ['code'],
+        ...(isAuthorizationCodeClient(metadata) ? { response_types: ['code'] } : {}),
         token_endpoint_auth_method: metadata.tokenEndpointAuthMethod,
         ...keys,
         scope: metadata.scope,

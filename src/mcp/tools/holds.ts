@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { holdsAccess } from '../../agent-holds/access.js';
+import { agentAccess } from '../../agent-claims/agent-access.js';
 import { releaseHold } from '../../agent-holds/end-hold.js';
 import { holdFields } from '../../agent-holds/hold-input.js';
 import type { Hold } from '../../agent-holds/hold-view.js';
@@ -40,7 +40,7 @@ async function holder(ctx: ToolContext, extra: { http?: { authInfo?: { extra?: R
       refused: toolError('holds_unavailable: this service has no booking pages of its own: it holds no places.'),
     };
   const identity = (extra.http?.authInfo?.extra?.identity as Identity | undefined) ?? ANONYMOUS;
-  const access = await holdsAccess(ctx.db, identity);
+  const access = await agentAccess(ctx.db, identity, 'hold');
   if (!access.ok) return { refused: toolError(`${access.error.code} (scope "hold"): ${access.error.description}`) };
   return { agent: access.agent, ttlSeconds: ctx.holdTtlSeconds };
 }

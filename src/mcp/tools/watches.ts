@@ -1,10 +1,10 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { alertsAccess } from '../../agent-alerts/access.js';
 import { claimWatches } from '../../agent-alerts/claim-watches.js';
 import { removeWatch } from '../../agent-alerts/remove-watch.js';
 import { watchForPerson } from '../../agent-alerts/watch.js';
 import type { Watch } from '../../agent-alerts/watch-view.js';
+import { agentAccess } from '../../agent-claims/agent-access.js';
 import { type AlertCriteria, alertCriteria } from '../../alerts/criteria.js';
 import { ANONYMOUS, type Identity } from '../../auth/identity.js';
 import { argumentsObject } from '../../catalogue/fields.js';
@@ -68,7 +68,7 @@ export function registerWatches(server: McpServer, ctx: ToolContext): void {
     async (args, extra) => {
       if (!ctx.sendsMail) return toolError('This service sends no email: it offers no alerts.');
       const identity = (extra.http?.authInfo?.extra?.identity as Identity | undefined) ?? ANONYMOUS;
-      const access = await alertsAccess(ctx.db, identity);
+      const access = await agentAccess(ctx.db, identity, 'alerts');
       if (!access.ok) return toolError(`${access.error.code} (scope "alerts"): ${access.error.description}`);
       const { agent } = access;
       const now = ctx.clock.now();
