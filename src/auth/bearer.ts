@@ -30,8 +30,7 @@ function refuse(reply: FastifyReply, resourceMetadata: string, text: string, ren
     .header('cache-control', 'no-store');
   // In the format of its door: a JSON-RPC error on the MCP endpoint, problem+json on the REST routes.
   const path = reply.request.url.split('?')[0] ?? '';
-  if (path !== MCP_PATH)
-    return sendProblem(reply, problem(401, 'invalid_token', description, { instance: path }));
+  if (path !== MCP_PATH) return sendProblem(reply, problem(401, 'invalid_token', description, { instance: path }));
   return reply
     .type('application/json; charset=utf-8')
     .send({ jsonrpc: '2.0', error: { code: JSONRPC_UNAUTHORIZED, message: description }, id: null });
