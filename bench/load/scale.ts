@@ -101,6 +101,7 @@ async function start(i: number): Promise<{ child: ChildProcess; startMs: number 
       EVENTS_MAX_STREAMS: String(Math.max(SUBSCRIBERS, 100)),
       EVENTS_MAX_PER_ADDRESS: '10',
       EVENTS_TOTAL_BUFFER_MB: '512',
+      MAX_CONNECTIONS: String(SUBSCRIBERS + 1000),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -153,6 +154,20 @@ function subscribe(
     req.on('error', reject);
   });
 }
+
+/** `subscribe`, tried again (up to three times) when a connection is reset while the machine is loaded. */
+async function subscribeRetrying(...args: Parameters<typeof subscribe>): ReturnType<typeof subscribe> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await subscribe(...args);
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      resets++;
+      await sleep(100 * attempt);
+    }
+  }
+}
+let resets = 0;
 
 function read(job: ReadJob): Promise<ReadFigures> {
   const child = fork(resolve('bench/load/scale-reader.ts'), { execArgv: ['--import', 'tsx'] });
@@ -338,10 +353,10 @@ async function main(): Promise<void> {
       const arrivals = new Map<string, number[]>();
       const open: { close: () => void }[] = [];
       t0 = performance.now();
-      for (let k = 0; k < SUBSCRIBERS; k += 200) {
-        const batch = Array.from({ length: Math.min(200, SUBSCRIBERS - k) }, (_, j) => {
+      for (let k = 0; k < SUBSCRIBERS; k += 100) {
+        const batch = Array.from({ length: Math.min(100, SUBSCRIBERS - k) }, (_, j) => {
           const x = k + j;
-          return subscribe(port(target), `127.${1 + (x >> 16)}.${(x >> 8) & 255}.${x & 255 || 1}`, (key) => {
+          return subscribeRetrying(port(target), `127.${1 + (x >> 16)}.${(x >> 8) & 255}.${x & 255 || 1}`, (key) => {
             const list = arrivals.get(key) ?? [];
             list.push(performance.now());
             arrivals.set(key, list);
@@ -373,7 +388,7 @@ async function main(): Promise<void> {
       const rssWith = rssMB(pid);
       for (const s of open) s.close();
       console.log(
-        `\n${SUBSCRIBERS} change-stream subscribers on instance ${target + 1} (over 127.0.0.0/8; opened in ${f0(openMs)} ms):`,
+        `\n${SUBSCRIBERS} change-stream subscribers on instance ${target + 1} (over 127.0.0.0/8; opened in ${f0(openMs)} ms, ${resets} connections reset and tried again):`,
       );
       console.log(
         `  RSS ${f0(before)} → ${f0(after)} MB (+${f0(after - before)} MB) open, ${f0(rssWith)} MB after 20 changes`,
