@@ -290,8 +290,13 @@ async function main(): Promise<void> {
       return JSON.stringify(c);
     };
 
-    // 1. Changes alone: propagation, and the CPU each instance spends per change.
+    // 0. One write at a time: what a write costs with nothing queued before it.
     await writeFor(2); // warm-up
+    const serial: Write[] = [];
+    for (let k = 0; k < 60; k++) serial.push(await write());
+    console.log(`\none write at a time (${serial.length}, round-robin): acknowledged ${dist(latencies(serial))}`);
+
+    // 1. Changes alone: propagation, and the CPU each instance spends per change.
     const cpu0 = pids.map(cpuMs);
     const alone = await writeFor(DURATION);
     const cpu1 = pids.map(cpuMs);
