@@ -13,6 +13,7 @@
  *   SCALE_SUBSCRIBERS     change-stream subscribers on one instance (default 10000; 0 skips), which is
  *                         also that instance's cap (EVENTS_MAX_STREAMS): one more must be refused
  *   SCALE_CPU_PROFILE     a directory: instance 1 runs with --cpu-prof there
+ *   SCALE_PHASES          `all` (default), or `subscribers` for the start and the subscribers alone
  *   SCALE_ADMIN_URL       default postgres://postgres@127.0.0.1:5432/postgres
  *   SCALE_SERVICE_DIR     the built checkout to measure (default this one), to compare with another build
  *
@@ -44,6 +45,7 @@ const DURATION = Number(process.env.SCALE_DURATION ?? 10);
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 2);
 const SUBSCRIBERS = Number(process.env.SCALE_SUBSCRIBERS ?? 10_000);
 const PROFILE_DIR = process.env.SCALE_CPU_PROFILE;
+const PHASES = process.env.SCALE_PHASES ?? 'all';
 const ADMIN_URL = process.env.SCALE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SERVICE_DIR = resolve(process.env.SCALE_SERVICE_DIR ?? '.');
 const NAME = 'stages_bench_scale';
@@ -73,7 +75,7 @@ const q = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? Number.NaN;
 };
 const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '–');
-const dist = (xs: number[]) => `p50 ${f0(q(xs, 0.5))} ms, p99 ${f0(q(xs, 0.99))} ms, max ${f0(Math.max(...xs))} ms`;
+const dist = (xs: number[]) => `p50 ${f0(q(xs, 0.5))} ms, p99 ${f0(q(xs, 0.99))} ms, max ${f0(q(xs, 1))} ms`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function healthy(p: number): Promise<boolean> {
@@ -290,63 +292,65 @@ async function main(): Promise<void> {
       return JSON.stringify(c);
     };
 
-    // 0. One write at a time: what a write costs with nothing queued before it.
-    await writeFor(2); // warm-up
-    const serial: Write[] = [];
-    for (let k = 0; k < 60; k++) serial.push(await write());
-    console.log(`\none write at a time (${serial.length}, round-robin): acknowledged ${dist(latencies(serial))}`);
+    if (PHASES !== 'subscribers') {
+      // 0. One write at a time: what a write costs with nothing queued before it.
+      await writeFor(2); // warm-up
+      const serial: Write[] = [];
+      for (let k = 0; k < 60; k++) serial.push(await write());
+      console.log(`\none write at a time (${serial.length}, round-robin): acknowledged ${dist(latencies(serial))}`);
 
-    // 1. Changes alone: propagation, and the CPU each instance spends per change.
-    const cpu0 = pids.map(cpuMs);
-    const alone = await writeFor(DURATION);
-    const cpu1 = pids.map(cpuMs);
-    const p1 = await propagation(alone);
-    console.log(`\nchanges alone, ${alone.length} PATCHes (${statuses(alone)}):`);
-    console.log(
-      `  seen in every instance's stream, from the write's acknowledgement: ${dist(p1.delays)} (${p1.missing} unseen)`,
-    );
-    console.log(`  write acknowledged: ${dist(latencies(alone))}`);
-    console.log(
-      `  CPU per change, each instance (notification, catch-up, apply, stream; its own writes included): ${pids
-        .map((_, i) => `${f0((((cpu1[i] as number) - (cpu0[i] as number)) / alone.length) * 1000)} µs`)
-        .join(', ')}`,
-    );
+      // 1. Changes alone: propagation, and the CPU each instance spends per change.
+      const cpu0 = pids.map(cpuMs);
+      const alone = await writeFor(DURATION);
+      const cpu1 = pids.map(cpuMs);
+      const p1 = await propagation(alone);
+      console.log(`\nchanges alone, ${alone.length} PATCHes (${statuses(alone)}):`);
+      console.log(
+        `  seen in every instance's stream, from the write's acknowledgement: ${dist(p1.delays)} (${p1.missing} unseen)`,
+      );
+      console.log(`  write acknowledged: ${dist(latencies(alone))}`);
+      console.log(
+        `  CPU per change, each instance (notification, catch-up, apply, stream; its own writes included): ${pids
+          .map((_, i) => `${f0((((cpu1[i] as number) - (cpu0[i] as number)) / alone.length) * 1000)} µs`)
+          .join(', ')}`,
+      );
 
-    // 2. Reads saturating instance 1, still and under changes, interleaved.
-    const paths =
-      MIX === 'varied' ? variedQueries(6000, today).map((x) => x) : MIX.split('|').map((m) => `/api/stages?${m}`);
-    const job: ReadJob = { url: `http://127.0.0.1:${port(0)}`, paths, connections: CONNECTIONS, duration: DURATION };
-    await read({ ...job, duration: 3 }); // warm-up
-    const still: ReadFigures[] = [];
-    const moving: { reads: ReadFigures; writes: Write[] }[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      still.push(await read(job));
-      const [reads, ws] = await Promise.all([read(job), writeFor(DURATION)]);
-      moving.push({ reads, writes: ws });
+      // 2. Reads saturating instance 1, still and under changes, interleaved.
+      const paths =
+        MIX === 'varied' ? variedQueries(6000, today).map((x) => x) : MIX.split('|').map((m) => `/api/stages?${m}`);
+      const job: ReadJob = { url: `http://127.0.0.1:${port(0)}`, paths, connections: CONNECTIONS, duration: DURATION };
+      await read({ ...job, duration: 3 }); // warm-up
+      const still: ReadFigures[] = [];
+      const moving: { reads: ReadFigures; writes: Write[] }[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        still.push(await read(job));
+        const [reads, ws] = await Promise.all([read(job), writeFor(DURATION)]);
+        moving.push({ reads, writes: ws });
+      }
+      const line = (what: string, r: ReadFigures) =>
+        `  ${what.padEnd(30)} ${f0(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  non-2xx ${r.non2xx}  errors ${r.errors}`;
+      console.log(
+        `\nreads saturating instance 1 (${paths.length} distinct paths, ${CONNECTIONS} connections, ${DURATION} s):`,
+      );
+      for (const [r, s] of still.entries()) console.log(line(`still, round ${r + 1}`, s));
+      for (const [r, m] of moving.entries()) console.log(line(`${RATE} changes/s, round ${r + 1}`, m.reads));
+      const sum = (rs: ReadFigures[]) => rs.reduce((a, r) => a + r.rps, 0);
+      console.log(`  throughput under changes / still: ${(sum(moving.map((m) => m.reads)) / sum(still)).toFixed(2)}`);
+      const movingWrites = moving.flatMap((m) => m.writes);
+      const p2 = await propagation(movingWrites);
+      console.log(`  writes (${statuses(movingWrites)}): all ${dist(latencies(movingWrites))}`);
+      console.log(`    to the saturated instance: ${dist(latencies(movingWrites, 0))}`);
+      console.log(`  seen in every instance's stream: ${dist(p2.delays)} (${p2.missing} unseen)`);
+
+      // 3. 70 % of the still maximum, under changes.
+      const rate = Math.round(0.7 * (sum(still) / still.length));
+      const [at70, w70] = await Promise.all([read({ ...job, rate }), writeFor(DURATION)]);
+      const p3 = await propagation(w70);
+      console.log(`\nreads at a fixed ${rate} req/s (70 % of the still maximum) under ${RATE} changes/s:`);
+      console.log(line('reads', at70));
+      console.log(`  writes: all ${dist(latencies(w70))}; to that instance ${dist(latencies(w70, 0))}`);
+      console.log(`  seen in every instance's stream: ${dist(p3.delays)} (${p3.missing} unseen)`);
     }
-    const line = (what: string, r: ReadFigures) =>
-      `  ${what.padEnd(30)} ${f0(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  non-2xx ${r.non2xx}  errors ${r.errors}`;
-    console.log(
-      `\nreads saturating instance 1 (${paths.length} distinct paths, ${CONNECTIONS} connections, ${DURATION} s):`,
-    );
-    for (const [r, s] of still.entries()) console.log(line(`still, round ${r + 1}`, s));
-    for (const [r, m] of moving.entries()) console.log(line(`${RATE} changes/s, round ${r + 1}`, m.reads));
-    const sum = (rs: ReadFigures[]) => rs.reduce((a, r) => a + r.rps, 0);
-    console.log(`  throughput under changes / still: ${(sum(moving.map((m) => m.reads)) / sum(still)).toFixed(2)}`);
-    const movingWrites = moving.flatMap((m) => m.writes);
-    const p2 = await propagation(movingWrites);
-    console.log(`  writes (${statuses(movingWrites)}): all ${dist(latencies(movingWrites))}`);
-    console.log(`    to the saturated instance: ${dist(latencies(movingWrites, 0))}`);
-    console.log(`  seen in every instance's stream: ${dist(p2.delays)} (${p2.missing} unseen)`);
-
-    // 3. 70 % of the still maximum, under changes.
-    const rate = Math.round(0.7 * (sum(still) / still.length));
-    const [at70, w70] = await Promise.all([read({ ...job, rate }), writeFor(DURATION)]);
-    const p3 = await propagation(w70);
-    console.log(`\nreads at a fixed ${rate} req/s (70 % of the still maximum) under ${RATE} changes/s:`);
-    console.log(line('reads', at70));
-    console.log(`  writes: all ${dist(latencies(w70))}; to that instance ${dist(latencies(w70, 0))}`);
-    console.log(`  seen in every instance's stream: ${dist(p3.delays)} (${p3.missing} unseen)`);
     for (const s of streams) s.close();
 
     // 4. Subscribers on instance 2 (instance 1 when alone), the cap, and one more.
