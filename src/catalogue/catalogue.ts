@@ -133,10 +133,13 @@ export class Catalogue {
    */
   refresh(): Promise<void> {
     const done = new Promise<void>((resolve) => this.#waiters.push({ after: this.#begun + 1, resolve }));
-    if (this.#updating) {
-      this.#again = true;
-      return done;
-    }
+    if (this.#updating) this.#again = true;
+    else this.#catchUpLoop();
+    return done;
+  }
+
+  /** Catch-ups one after the other while refresh() is called during them. */
+  #catchUpLoop(): void {
     this.#updating = (async () => {
       do {
         this.#again = false;
@@ -162,9 +165,12 @@ export class Catalogue {
       } while (this.#again && !this.#closed);
     })().finally(() => {
       this.#updating = undefined;
-      this.#release(Number.POSITIVE_INFINITY);
+      if (this.#waiters.length === 0) return;
+      // A caller came after the last catch-up began (between the loop's end and now): its own
+      // catch-up is still to run. Once closed, nobody will run it.
+      if (this.#closed) this.#release(Number.POSITIVE_INFINITY);
+      else this.#catchUpLoop();
     });
-    return done;
   }
 
   /** Resolves the callers waiting for a catch-up numbered `begun` or earlier. */
