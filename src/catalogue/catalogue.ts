@@ -26,6 +26,9 @@ export class Catalogue {
   #snapshot: CatalogueSnapshot;
   #updating: Promise<void> | undefined;
   #again = false;
+  /** Catch-ups begun since start, and the callers of refresh() waiting for one numbered at least `after`. */
+  #begun = 0;
+  #waiters: { after: number; resolve: () => void }[] = [];
   #unlisten: (() => Promise<void>) | undefined;
   #listening = true;
   #lastRefreshFailed = false;
@@ -122,15 +125,25 @@ export class Catalogue {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Catches up with the stored catalogue. Never rejects. */
+  /**
+   * Catches up with the stored catalogue: resolves once a catch-up that began after this call has
+   * ended, so a write committed before the call is in the snapshot (unless the catch-up failed).
+   * Never rejects. Under a steady stream of changes the catch-ups follow one another without end;
+   * a caller waits for at most the one in flight and the next, not for the stream to pause.
+   */
   refresh(): Promise<void> {
-    if (this.#updating) {
-      this.#again = true;
-      return this.#updating;
-    }
+    const done = new Promise<void>((resolve) => this.#waiters.push({ after: this.#begun + 1, resolve }));
+    if (this.#updating) this.#again = true;
+    else this.#catchUpLoop();
+    return done;
+  }
+
+  /** Catch-ups one after the other while refresh() is called during them. */
+  #catchUpLoop(): void {
     this.#updating = (async () => {
       do {
         this.#again = false;
+        const begun = ++this.#begun;
         try {
           await this.#catchUp();
           this.#lastRefreshFailed = false;
@@ -146,12 +159,29 @@ export class Catalogue {
             }, 1000);
             this.#retry.unref();
           }
+        } finally {
+          this.#release(begun);
         }
       } while (this.#again && !this.#closed);
     })().finally(() => {
       this.#updating = undefined;
+      if (this.#waiters.length === 0) return;
+      // A caller came after the last catch-up began (between the loop's end and now): its own
+      // catch-up is still to run. Once closed, nobody will run it.
+      if (this.#closed) this.#release(Number.POSITIVE_INFINITY);
+      else this.#catchUpLoop();
     });
-    return this.#updating;
+  }
+
+  /** Resolves the callers waiting for a catch-up numbered `begun` or earlier. */
+  #release(begun: number): void {
+    if (!this.#waiters.some((w) => w.after <= begun)) return;
+    const still: { after: number; resolve: () => void }[] = [];
+    for (const w of this.#waiters) {
+      if (w.after <= begun) w.resolve();
+      else still.push(w);
+    }
+    this.#waiters = still;
   }
 
   async #catchUp(): Promise<void> {

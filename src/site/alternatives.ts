@@ -1,5 +1,6 @@
 import { DEPARTMENTS } from '../catalogue/geography.js';
 import { type CatalogueSnapshot, compareSessions, type SessionEntry } from '../catalogue/read-model.js';
+import type { SearchScope } from '../catalogue/search.js';
 import { firstUpcoming } from '../catalogue/session-status.js';
 
 /**
@@ -31,4 +32,15 @@ export function nearbySessions(
   );
   others.sort((a, b) => compareSessions(a.record, b.record));
   return [...result, ...others.slice(0, count - result.length)];
+}
+
+/**
+ * What a session's page draws on: the session and its centre (its department), and the
+ * alternatives `nearbySessions` may offer (its department, then the rest of its region).
+ */
+export function regionScope(around: SessionEntry): SearchScope {
+  const deptCode = around.centre.view.deptCode;
+  const regionCode = DEPARTMENTS.find((d) => d.code === deptCode)?.regionCode;
+  const depts = DEPARTMENTS.filter((d) => d.regionCode === regionCode && d.code !== deptCode).map((d) => d.code);
+  return { depts: [deptCode, ...depts], centres: false };
 }

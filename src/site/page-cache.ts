@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
+import { type SearchScope, stillValid } from '../catalogue/search.js';
 import { startTurns } from '../catalogue/start-turns.js';
 import { LruCache, stringBytes } from '../core/lru-cache.js';
 import { discoveryLinks } from '../discovery/links.js';
@@ -9,16 +10,22 @@ import { HTML_CONTENT_TYPE } from '../web/render.js';
 import { MARKDOWN_CONTENT_TYPE, pageMarkdown, prefersMarkdown } from './markdown.js';
 
 /**
- * Rendered pages, kept until the catalogue changes, the hour turns or a session starts. Every page
- * depends only on the snapshot, on "today" in some French zone — all of them (Paris and overseas)
- * have whole-hour offsets, so a date anywhere changes only when the UTC hour does — and on which
- * sessions have begun (they leave the lists, their page no longer takes bookings).
+ * Rendered pages, kept until what they show may have changed: a page that says which departments
+ * it drew on (`scope`) outlives changes elsewhere in France; any other page lasts as long as the
+ * catalogue version. Every page also depends on "today" in some French zone — all of them (Paris
+ * and overseas) have whole-hour offsets, so a date anywhere changes only when the UTC hour does —
+ * and on which sessions have begun (they leave the lists, their page no longer takes bookings).
  */
 export interface CachedPage {
   status: number;
   body: Buffer;
+  /** The catalogue version (and turn) it was rendered at, and the departments it drew on, if it said. */
+  version: number;
+  turn: number;
+  scope: SearchScope | undefined;
+  /** Its entity tag: the version it was rendered at and the time key. */
+  tag: string;
 }
-
 /**
  * What a shared cache (a CDN) may do with a page: keep it SHARED_FRESH_SECONDS, then serve it
  * STALE_SECONDS more while it asks again (a 304 when nothing changed). Places shown are then at
@@ -36,10 +43,10 @@ export const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** Rendered pages within `maxBytes` (their bodies and keys), first in, first out. */
 export class PageCache {
-  #epoch = '';
+  #time = '';
   readonly #entries: LruCache<string, CachedPage>;
   constructor(maxBytes: number) {
-    this.#entries = new LruCache(maxBytes, (key, page) => stringBytes(key) + page.body.length + 128, {
+    this.#entries = new LruCache(maxBytes, (key, page) => stringBytes(key) + page.body.length + 192, {
       order: 'insertion',
     });
   }
@@ -50,41 +57,66 @@ export class PageCache {
   }
 
   /**
-   * The catalogue version and the UTC hour ("26-2030-03-04T09"), and, once a session has started
-   * within that hour, the minute of the latest start ("26-2030-03-04T0930").
+   * The UTC hour ("2030-03-04T09"), and, once a session has started within that hour, the minute of
+   * the latest start ("2030-03-04T0930"): every page kept is rendered again when it turns.
    */
-  static epoch(snapshot: CatalogueSnapshot, now: Date): string {
+  static timeKey(snapshot: CatalogueSnapshot, now: Date): string {
     const nowMs = now.getTime();
     const hour = now.toISOString().slice(0, 13);
     const last = startTurns(snapshot, nowMs).last;
     const minute = last >= nowMs - (nowMs % HOUR_MS) ? new Date(last).toISOString().slice(14, 16) : '';
-    // A snapshot that dropped centres whose approval ended keeps its version: its turn tells it apart.
-    const version = snapshot.turn > 0 ? `${snapshot.version}.${snapshot.turn}` : `${snapshot.version}`;
-    return `${version}-${hour}${minute}`;
+    return `${hour}${minute}`;
   }
 
-  get(epoch: string, key: string): CachedPage | undefined {
-    if (epoch !== this.#epoch) {
-      this.#epoch = epoch;
+  /** A page's entity tag: the version it was rendered at ("26", or "26.1" one turn on) and the time key. */
+  static tag(snapshot: CatalogueSnapshot, time: string): string {
+    // A snapshot that dropped centres whose approval ended keeps its version: its turn tells it apart.
+    const version = snapshot.turn > 0 ? `${snapshot.version}.${snapshot.turn}` : `${snapshot.version}`;
+    return `${version}-${time}`;
+  }
+
+  /** The page kept for `key`, if what it shows cannot have changed in `snapshot` since it was rendered. */
+  get(snapshot: CatalogueSnapshot, time: string, key: string): CachedPage | undefined {
+    if (time !== this.#time) {
+      this.#time = time;
       this.#entries.clear();
       return undefined;
     }
-    return this.#entries.get(key);
+    const page = this.#entries.get(key);
+    if (!page) return undefined;
+    if (page.turn === snapshot.turn) {
+      if (page.version === snapshot.version) return page;
+      if (page.scope && stillValid(snapshot, page.version, page.scope)) return page;
+    }
+    this.#entries.delete(key);
+    return undefined;
   }
 
-  set(epoch: string, key: string, page: CachedPage): void {
-    if (epoch !== this.#epoch) return; // rendered from a snapshot that is no longer current
+  set(time: string, key: string, page: CachedPage): void {
+    if (time !== this.#time) return; // rendered in another hour (or minute) than the one kept
     this.#entries.set(key, page);
   }
 }
 
-/** A rendered page, or `undefined` for the site's 404. */
-export type Rendered = { status: number; html: string } | undefined;
+/**
+ * A rendered page, or `undefined` for the site's 404. `scope`: the departments (and whether any
+ * centre) its content drew on, when the renderer knows them; without it, a page is rendered again
+ * after any change.
+ */
+export type Rendered = { status: number; html: string; scope?: SearchScope } | undefined;
 export type PageRenderer = (request: FastifyRequest) => Rendered;
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
-function toCached(out: NonNullable<Rendered>): CachedPage {
-  return { status: out.status, body: Buffer.from(out.html) };
+function toCached(out: NonNullable<Rendered>, snapshot: CatalogueSnapshot, time: string): CachedPage {
+  const { version, turn } = snapshot;
+  return {
+    status: out.status,
+    body: Buffer.from(out.html),
+    version,
+    turn,
+    scope: out.scope,
+    tag: PageCache.tag(snapshot, time),
+  };
 }
 
 /**
@@ -98,19 +130,21 @@ export function cachedPages(app: FastifyInstance, site: SiteInfo): (render: Page
     // Every page has a Markdown twin for agents (Accept: text/markdown), named in its Link header.
     const alternate = `<${site.baseUrl}${request.url.replace(/[<>]/g, encodeURIComponent)}>; rel="alternate"; type="text/markdown"`;
     reply.header('link', `${links}, ${alternate}`).header('vary', 'Accept');
-    const epoch = PageCache.epoch(app.catalogue.snapshot, app.clock.now());
-    let cached = cache.get(epoch, request.url);
+    const snapshot = app.catalogue.snapshot;
+    const time = PageCache.timeKey(snapshot, app.clock.now());
+    let cached = cache.get(snapshot, time, request.url);
     if (!cached) {
-      cached = toCached(render(request) ?? { status: 404, html: siteErrorPage(site, 404) });
-      cache.set(epoch, request.url, cached);
+      cached = toCached(render(request) ?? { status: 404, html: siteErrorPage(site, 404) }, snapshot, time);
+      cache.set(time, request.url, cached);
     }
     if (prefersMarkdown(request.headers.accept)) {
       const key = `markdown ${request.url}`;
-      let markdown = cache.get(epoch, key);
-      if (!markdown) {
+      let markdown = cache.get(snapshot, time, key);
+      if (!markdown || markdown.tag !== cached.tag) {
         const text = await pageMarkdown(cached.body.toString(), site.baseUrl, request.url);
-        markdown = { status: cached.status, body: Buffer.from(text) };
-        cache.set(epoch, key, markdown);
+        // The page's twin: valid as long as the page it was made from.
+        markdown = { ...cached, body: Buffer.from(text) };
+        cache.set(time, key, markdown);
       }
       if (markdown.status !== 200)
         return reply
@@ -119,7 +153,7 @@ export function cachedPages(app: FastifyInstance, site: SiteInfo): (render: Page
           .type(MARKDOWN_CONTENT_TYPE)
           .send(markdown.body);
       reply.header('cache-control', PUBLIC_PAGE);
-      const etag = `"${epoch}-md"`;
+      const etag = `"${markdown.tag}-md"`;
       reply.header('etag', etag);
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
       return reply.code(200).type(MARKDOWN_CONTENT_TYPE).send(markdown.body);
@@ -128,9 +162,9 @@ export function cachedPages(app: FastifyInstance, site: SiteInfo): (render: Page
     reply.header('referrer-policy', 'same-origin');
     if (cached.status !== 200)
       return reply.code(cached.status).header('cache-control', 'no-cache').type(HTML_CONTENT_TYPE).send(cached.body);
-    // Spots left change at any moment: a page unchanged since (same catalogue version, same hour, no
-    // session started) costs a browser or a CDN asking again an empty 304.
-    const etag = `"${epoch}"`;
+    // Spots left change at any moment: a page unchanged since (nothing it shows changed, same hour,
+    // no session started) costs a browser or a CDN asking again an empty 304.
+    const etag = `"${cached.tag}"`;
     reply.header('cache-control', PUBLIC_PAGE).header('etag', etag);
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
     return reply.code(200).type(HTML_CONTENT_TYPE).send(cached.body);

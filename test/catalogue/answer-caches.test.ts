@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KNOWN_CLIENTS_BYTES, KnownClients } from '../../src/auth/known-clients.js';
 import type { ListBody } from '../../src/catalogue/list-body.js';
+import type { CatalogueSnapshot } from '../../src/catalogue/read-model.js';
 import { type CachedAnswer, ResponseCache } from '../../src/catalogue/response-cache.js';
 import type { Db } from '../../src/db/connect.js';
 import { PageCache } from '../../src/site/page-cache.js';
@@ -40,14 +41,16 @@ describe('the REST answer cache', () => {
 describe('the page cache', () => {
   it('holds at most its budget of rendered pages within one catalogue version and hour', () => {
     const cache = new PageCache(1 * MB);
-    const epoch = '7-2030-03-01T10'; // a catalogue version and an hour (PageCache.epoch)
-    cache.get(epoch, '/');
+    const time = '2030-03-01T10'; // an hour (PageCache.timeKey)
+    const snapshot = { version: 7, turn: 0 } as CatalogueSnapshot;
+    const page = { status: 200, version: 7, turn: 0, scope: undefined, tag: `7-${time}` };
+    cache.get(snapshot, time, '/');
     for (let i = 0; i < 500; i++) {
-      cache.set(epoch, `/?city=${i}`, { status: 200, body: Buffer.alloc(60_000) });
+      cache.set(time, `/?city=${i}`, { ...page, body: Buffer.alloc(60_000) });
       expect(cache.bytes).toBeLessThanOrEqual(1 * MB);
     }
-    expect(cache.get(epoch, '/?city=499')?.status).toBe(200);
-    expect(cache.get(epoch, '/?city=0')).toBeUndefined();
+    expect(cache.get(snapshot, time, '/?city=499')?.status).toBe(200);
+    expect(cache.get(snapshot, time, '/?city=0')).toBeUndefined();
   });
 });
 

@@ -1,8 +1,10 @@
-const SHARDS = 64;
+// 1,024: about 200 entries a shard at ten times the demo (200,000 sessions). With 64, copying the
+// changed entry's shard (3,100 entries) was half of what a change cost there (bench/micro/apply-cost.ts).
+const SHARDS = 1024;
 
 /**
  * An id → entry map split in shards by the id's hash, so that a changed entry copies one shard
- * (a few thousand entries at ten times the demo), not the whole map: snapshots share the rest.
+ * (about two hundred entries at ten times the demo), not the whole map: snapshots share the rest.
  */
 export class ShardedMap<V> {
   private constructor(

@@ -29,7 +29,8 @@ export function centreRoute({ app, site, page }: SiteContext): void {
           path={centrePath(centre.view.slug)}
         />,
       );
-      return { status: 200, html };
+      // The centre and its sessions: any change to them changes its department's version.
+      return { status: 200, html, scope: { depts: [centre.view.deptCode], centres: false } };
     }),
   );
 }

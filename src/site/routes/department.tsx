@@ -38,7 +38,8 @@ export function departmentRoute({ app, site, page }: SiteContext): void {
         path={departmentPath(department.code)}
       />,
     );
-    return { status: 200, html };
+    // Its sessions and centres: a centre moving in or out changes both departments' versions.
+    return { status: 200, html, scope: { depts: [department.code], centres: false } };
   });
 
   app.get('/departements/:code', { schema: { hide: true } }, async (request, reply) => {

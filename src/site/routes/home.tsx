@@ -1,5 +1,5 @@
 import type { SessionEntry } from '../../catalogue/read-model.js';
-import { searchStages } from '../../catalogue/search.js';
+import { type SearchScope, searchStages } from '../../catalogue/search.js';
 import { sendsMail } from '../../mail/transport.js';
 import { renderPage } from '../../web/render.js';
 import type { SiteContext } from '../context.js';
@@ -27,9 +27,12 @@ export function homeRoute({ app, site, page }: SiteContext): void {
     page((request) => {
       const search = parseSearch(request.query as Record<string, unknown>);
       let found: { entries: SessionEntry[]; hasNext: boolean } = { entries: [], hasNext: false };
+      let scope: SearchScope | undefined;
       if (search.query) {
         const query = { ...search.query, limit: searchLimit(search.page) };
-        found = pageOf(searchStages(app.catalogue.snapshot, query, app.clock.now()).entries, search.page);
+        const result = searchStages(app.catalogue.snapshot, query, app.clock.now());
+        found = pageOf(result.entries, search.page);
+        scope = result.scope;
       }
       const api = new URLSearchParams();
       for (const [k, v] of Object.entries(search.values)) if (v && k !== 'page') api.set(k, v);
@@ -44,7 +47,7 @@ export function homeRoute({ app, site, page }: SiteContext): void {
           alert={fields ? { fields } : undefined}
         />,
       );
-      return { status: search.errors.length ? 400 : 200, html };
+      return { status: search.errors.length ? 400 : 200, html, ...(scope ? { scope } : {}) };
     }),
   );
 }

@@ -5,7 +5,7 @@ import { sendsMail } from '../../mail/transport.js';
 import type { SessionPageRenderer } from '../../reservations/context.js';
 import { sessionAt, sessionPath } from '../../web/components.js';
 import { renderPage } from '../../web/render.js';
-import { nearbySessions } from '../alternatives.js';
+import { nearbySessions, regionScope } from '../alternatives.js';
 import type { SiteContext } from '../context.js';
 import { SessionPage } from '../pages/session.js';
 
@@ -56,7 +56,8 @@ export function sessionRoute({ app, page }: SiteContext, renderSessionPage: Sess
       const { id } = request.params as { id: string };
       const entry = sessionAt(app.catalogue.snapshot, id);
       if (!entry) return undefined;
-      return { status: 200, html: renderSessionPage(entry, { mailEnabled }) };
+      // Its session and centre, or the alternatives it offers instead: its department and region.
+      return { status: 200, html: renderSessionPage(entry, { mailEnabled }), scope: regionScope(entry) };
     }),
   );
 }

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keysFor } from '../helpers/admin-keys.js';
+import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
+import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
+
+/*
+ * Rendered pages are kept while nothing they show can have changed: a page says which departments
+ * it drew on, and a change elsewhere in France leaves it (and its entity tag) as it was. Issue 28:
+ * every change anywhere used to render every page again.
+ */
+
+const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+
+let t: TestApp;
+let admin: Record<string, string>;
+beforeAll(async () => {
+  t = await buildTestApp({ catalogue: FIXTURE_CATALOGUE, clock: frozenClock(FIXTURE_NOW) });
+  admin = (await keysFor(t.app, CENTRES.lyon.id)).admin;
+});
+afterAll(() => t.close());
+
+const parisSlug = () => t.app.catalogue.snapshot.centresById.get(CENTRES.paris.id)?.view.slug as string;
+// A Paris session's page, the Paris department page, the Paris centre's page, a search of the department.
+const parisPages = () => [
+  `/stages/${SESSIONS.parisMar12.id}`,
+  '/departements/75',
+  `/centres/${parisSlug()}`,
+  '/?dept=75',
+];
+
+async function tags(urls: string[]): Promise<string[]> {
+  const tags: string[] = [];
+  for (const url of urls) {
+    const res = await t.app.inject({ url, headers: BROWSER });
+    expect(res.statusCode, url).toBe(200);
+    tags.push(res.headers.etag as string);
+  }
+  return tags;
+}
+
+async function setPrice(id: string, priceEuros: number): Promise<void> {
+  const res = await t.app.inject({
+    method: 'PATCH',
+    url: `/api/admin/sessions/${id}`,
+    headers: { ...admin, 'content-type': 'application/json' },
+    payload: { priceEuros },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+}
+
+describe('pages kept across changes elsewhere', () => {
+  it('keeps the pages about Paris after a change in the Rhône: same tag, a 304 to a browser asking again', async () => {
+    const before = await tags(parisPages());
+    const lyonBefore = await tags([`/stages/${SESSIONS.lyonMar5.id}`, '/departements/69']);
+    await setPrice(SESSIONS.lyonMar5.id, 241);
+    for (const [i, url] of parisPages().entries()) {
+      const again = await t.app.inject({ url, headers: { ...BROWSER, 'if-none-match': before[i] as string } });
+      expect(again.statusCode, url).toBe(304);
+    }
+    // The Rhône's own pages are rendered again, with the new price.
+    const lyon = await t.app.inject({ url: `/stages/${SESSIONS.lyonMar5.id}`, headers: BROWSER });
+    expect(lyon.headers.etag).not.toBe(lyonBefore[0]);
+    expect(lyon.body).toMatch(/241\s€/);
+    expect(await tags(['/departements/69'])).not.toEqual([lyonBefore[1]]);
+  });
+
+  it('renders them again after a change in Paris', async () => {
+    const before = await tags(parisPages());
+    await setPrice(SESSIONS.parisMar12.id, 263);
+    const after = await tags(parisPages());
+    for (const [i, url] of parisPages().entries()) expect(after[i], url).not.toBe(before[i]);
+    const page = await t.app.inject({ url: `/stages/${SESSIONS.parisMar12.id}`, headers: BROWSER });
+    expect(page.body).toMatch(/263\s€/);
+  });
+
+  it('renders a session page again when a session of its region, among its alternatives, changes', async () => {
+    // A full Paris session offers the next ones nearby: a change to one of them reaches its page.
+    const url = `/stages/${SESSIONS.parisMar6Full.id}`;
+    const [before] = await tags([url]);
+    await setPrice(SESSIONS.parisMar12.id, 271);
+    const res = await t.app.inject({ url, headers: { ...BROWSER, 'if-none-match': before as string } });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatch(/271\s€/);
+  });
+});
