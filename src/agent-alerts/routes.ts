@@ -26,7 +26,7 @@ const REFUSED = {
  */
 export const watchRoutes: FastifyPluginAsyncZod = async (app) => {
   // The caller is the client of its access token, as on the MCP endpoint (a bad token: 401).
-  registerBearerAuth(app);
+  registerBearerAuth(app, 'problem');
   const db = app.database.db;
   const resourceMetadata = authUrls(app.config.publicBaseUrl).mcpResourceMetadata;
 

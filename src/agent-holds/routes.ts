@@ -31,7 +31,7 @@ const REFUSED = {
  * access check, the store and the refusals are in this folder's functions.
  */
 export const holdRoutes: FastifyPluginAsyncZod = async (app) => {
-  registerBearerAuth(app);
+  registerBearerAuth(app, 'problem');
   const db = app.database.db;
   const baseUrl = app.config.publicBaseUrl;
   const resourceMetadata = authUrls(baseUrl).mcpResourceMetadata;

@@ -16,7 +16,16 @@ const SPENT_ADDRESSES_BYTES = 1024 * 1024;
 /** JSON-RPC error code for an unauthenticated request (implementation-defined server error range). */
 export const JSONRPC_UNAUTHORIZED = -32001;
 
-function refuse(reply: FastifyReply, resourceMetadata: string, text: string, renewScope?: string): FastifyReply {
+/** How a door answers a refused token: a JSON-RPC error (MCP), or problem+json (the REST routes). */
+export type RefusalFormat = 'json-rpc' | 'problem';
+
+function refuse(
+  reply: FastifyReply,
+  format: RefusalFormat,
+  resourceMetadata: string,
+  text: string,
+  renewScope?: string,
+): FastifyReply {
   // A quoted-string in the challenge: no quote, backslash or non-ASCII (RFC 6750 §3).
   const description = text.replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, ' ');
   // An expired claimed token names its scopes, which the SDKs then ask again (see InvalidTokenError).
@@ -29,23 +38,25 @@ function refuse(reply: FastifyReply, resourceMetadata: string, text: string, ren
     )
     .header('cache-control', 'no-store');
   // In the format of its door: a JSON-RPC error on the MCP endpoint, problem+json on the REST routes.
-  const path = reply.request.url.split('?')[0] ?? '';
-  if (path !== MCP_PATH) return sendProblem(reply, problem(401, 'invalid_token', description, { instance: path }));
+  if (format === 'problem')
+    return sendProblem(
+      reply,
+      problem(401, 'invalid_token', description, { instance: reply.request.url.split('?')[0] ?? '' }),
+    );
   return reply
     .type('application/json; charset=utf-8')
     .send({ jsonrpc: '2.0', error: { code: JSONRPC_UNAUTHORIZED, message: description }, id: null });
 }
 
-const MCP_PATH = '/api/mcp';
-
 /**
- * Sets `request.identity` for every request of `scope` (the MCP endpoint): no Authorization
+ * Sets `request.identity` for every request of `scope` (the MCP endpoint, the claimed agents' REST
+ * routes; refusals in `format`): no Authorization
  * header → anonymous (rate-limited per IP); a valid access token → the client (rate-limited per
  * client_id). A presented credential that is not a valid token is refused with 401 and a
  * challenge pointing to the protected resource metadata (RFC 6750 §3, RFC 9728 §5.1), never
  * downgraded to anonymous: the client should know its token failed.
  */
-export function registerBearerAuth(scope: FastifyInstance): void {
+export function registerBearerAuth(scope: FastifyInstance, format: RefusalFormat = 'json-rpc'): void {
   const resourceMetadata = authUrls(scope.config.publicBaseUrl).mcpResourceMetadata;
   decorateIdentity(scope);
   // Addresses whose anonymous budget was spent by refused tokens, until when. Their next token is
@@ -59,7 +70,7 @@ export function registerBearerAuth(scope: FastifyInstance): void {
       spentUntil.set(addressBucket(request), Date.now() + Number(reply.getHeader('retry-after') ?? 1) * 1000);
       throw err;
     }
-    return refuse(reply, resourceMetadata, text, renewScope);
+    return refuse(reply, format, resourceMetadata, text, renewScope);
   };
   scope.addHook('onRequest', async (request, reply) => {
     const header = request.headers.authorization;
