@@ -20,11 +20,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { createApiKey } from '../../src/admin/api-keys.js';
 import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
 import { dateIn } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connect.js';
+import { runOnServer } from '../support/instances.js';
 import { variedQueries } from './varied-queries.js';
 
 const SCALE = Number(process.env.CHANGES_SCALE ?? 1);
@@ -42,15 +42,7 @@ const dbUrl = (() => {
   return u.toString();
 })();
 
-async function admin(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
+const admin = (statement: string) => runOnServer(ADMIN_URL, statement);
 
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];

@@ -28,11 +28,11 @@ import http from 'node:http';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { createApiKey } from '../../src/admin/api-keys.js';
 import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
 import { dateIn } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connect.js';
+import { runOnServer } from '../support/instances.js';
 import type { ReadFigures, ReadJob } from './scale-reader.js';
 import { variedQueries } from './varied-queries.js';
 
@@ -55,15 +55,7 @@ const CLK_TCK = 100;
 const dbUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${NAME}` }).toString();
 const port = (i: number) => BASE_PORT + i;
 
-async function onServer(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
+const onServer = (statement: string) => runOnServer(ADMIN_URL, statement);
 
 const cpuMs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
