@@ -8,7 +8,7 @@
 
 export type ContentSignal = Partial<Record<'search' | 'ai-input' | 'ai-train', 'yes' | 'no'>>;
 
-/** Paths no crawler should fetch: secret links and signed-in pages. */
+/** Paths no crawler should fetch: secret links, signed-in pages and the consent pages agents send people to. */
 export const PRIVATE_PATHS = [
   '/reservations/',
   '/connexion',
@@ -17,6 +17,7 @@ export const PRIVATE_PATHS = [
   '/administration',
   '/api/admin/',
   '/alertes/',
+  '/agents/',
 ] as const;
 
 /** Assistants fetching a page for a person, and AI search engines: welcome, under the common rules. */

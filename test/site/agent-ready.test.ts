@@ -166,8 +166,8 @@ describe('robots.txt, content signals and agent skills', () => {
     for (const ua of ['GPTBot', 'ClaudeBot', 'CCBot', 'Google-Extended'])
       expect(training).toContain(`User-agent: ${ua}`);
     expect(training).toMatch(/Disallow: \/$/);
-    // Secret links and signed-in pages are no crawler's business.
-    for (const p of ['/reservations/', '/mon-espace', '/espace-centre', '/administration', '/connexion']) {
+    // Secret links, signed-in pages and the agents' consent pages are no crawler's business.
+    for (const p of ['/reservations/', '/mon-espace', '/espace-centre', '/administration', '/connexion', '/agents/']) {
       expect(all).toContain(`Disallow: ${p}`);
     }
   });
