@@ -32,6 +32,32 @@ export async function startCallbackListener(): Promise<CallbackListener> {
 }
 
 /**
+ * On the consent page a signed-out person reached from an agent host's authorization URL, the person
+ * asks for a sign-in link, follows the one emailed to them (read from `smtp`) and lands back on the
+ * consent page, signed in. Does nothing when the page already answers a signed-in person.
+ */
+export async function signInOnConsentPage(page: Page, app: FastifyInstance, smtp: TestSmtpServer, email: string) {
+  if ((await page.getByRole('link', { name: 'Me connecter pour répondre' }).count()) === 0) return;
+  const before = smtp.received.length;
+  await page.getByRole('link', { name: 'Me connecter pour répondre' }).click();
+  await page.getByLabel('Adresse e-mail').fill(email);
+  await page.getByRole('button', { name: 'Recevoir un lien de connexion' }).click();
+  await expect.poll(() => page.getByRole('heading', { name: 'Vérifiez vos e-mails' }).count()).toBe(1);
+  await app.jobs.drain();
+  const link = () =>
+    smtp.received
+      .slice(before)
+      .map((m) => /http:\/\/127\.0\.0\.1:\d+\/connexion\/lien\/\S+/.exec(m.text ?? '')?.[0])
+      .find(Boolean);
+  await expect.poll(link).toBeDefined();
+  await page.goto(link() as string);
+  await Promise.all([
+    page.waitForURL('**/agents/connecter?demande=*'),
+    page.getByRole('button', { name: 'Me connecter' }).click(),
+  ]);
+}
+
+/**
  * A person, in Chromium, opens the authorization URL an agent host gave them, signs in with the
  * link emailed to them (read from `smtp`) and presses « Autoriser »: resolves with the URL the
  * browser was sent back to (the host's callback).
@@ -46,25 +72,7 @@ export async function approveInChromium(
 ): Promise<URL> {
   await page.goto(authorizationUrl);
   await page.waitForURL('**/agents/connecter?demande=*');
-  if ((await page.getByRole('link', { name: 'Me connecter pour répondre' }).count()) > 0) {
-    const before = smtp.received.length;
-    await page.getByRole('link', { name: 'Me connecter pour répondre' }).click();
-    await page.getByLabel('Adresse e-mail').fill(email);
-    await page.getByRole('button', { name: 'Recevoir un lien de connexion' }).click();
-    await expect.poll(() => page.getByRole('heading', { name: 'Vérifiez vos e-mails' }).count()).toBe(1);
-    await app.jobs.drain();
-    const link = () =>
-      smtp.received
-        .slice(before)
-        .map((m) => /http:\/\/127\.0\.0\.1:\d+\/connexion\/lien\/\S+/.exec(m.text ?? '')?.[0])
-        .find(Boolean);
-    await expect.poll(link).toBeDefined();
-    await page.goto(link() as string);
-    await Promise.all([
-      page.waitForURL('**/agents/connecter?demande=*'),
-      page.getByRole('button', { name: 'Me connecter' }).click(),
-    ]);
-  }
+  await signInOnConsentPage(page, app, smtp, email);
   expect(await page.getByText(/non vérifié/).count()).toBe(1);
   const seen = callback.received.length;
   await page.getByRole('button', { name: 'Autoriser' }).click();

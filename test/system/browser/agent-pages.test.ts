@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCallbackListener } from '../../helpers/authorization-browser.js';
+import { signInOnConsentPage, startCallbackListener } from '../../helpers/authorization-browser.js';
 import { placesLeft } from '../../helpers/booking.js';
 import { type PhoneWithMail, phoneWithMail } from '../../helpers/browser.js';
 import { claimedAgent } from '../../helpers/claim.js';
@@ -51,22 +51,7 @@ describe('the pages agents send a person to, on a phone, in Chromium', () => {
       expect(await page.getByRole('link', { name: 'Me connecter pour répondre' }).count()).toBe(1);
       await check('agent-consent-signed-out');
 
-      const before = smtp.received.length;
-      await page.getByRole('link', { name: 'Me connecter pour répondre' }).click();
-      await page.getByLabel('Adresse e-mail').fill(EMAIL);
-      await page.getByRole('button', { name: 'Recevoir un lien de connexion' }).click();
-      await t.app.jobs.drain();
-      const link = () =>
-        smtp.received
-          .slice(before)
-          .map((m) => /http:\/\/127\.0\.0\.1:\d+\/connexion\/lien\/\S+/.exec(m.text ?? '')?.[0])
-          .find(Boolean);
-      await expect.poll(link).toBeDefined();
-      await page.goto(link() as string);
-      await Promise.all([
-        page.waitForURL('**/agents/connecter?demande=*'),
-        page.getByRole('button', { name: 'Me connecter' }).click(),
-      ]);
+      await signInOnConsentPage(page, t.app, smtp, EMAIL);
       expect(await page.getByText(/Hôte de test/).count()).toBeGreaterThan(0);
       expect(await page.getByText(/non vérifié/).count()).toBe(1);
       expect(await page.getByRole('button', { name: 'Autoriser' }).count()).toBe(1);
