@@ -59,7 +59,11 @@ async function main(): Promise<void> {
   await prepare(config, database);
   const [{ buildApp }, { gracefulShutdown }, { startMetricsServer }] = await modules;
 
-  const app = await buildApp(config, { database });
+  // The embedded database is this process's alone: a copy of its catalogue beside it spares a restart
+  // reading every session through PGlite (catalogue/stored-copy.ts).
+  const catalogueCopy =
+    config.database.kind === 'pglite' ? join(config.database.dataDir, 'stages-catalogue.json') : undefined;
+  const app = await buildApp(config, catalogueCopy ? { database, catalogueCopy } : { database });
   const metricsServer = config.metrics
     ? await startMetricsServer(app, config.metrics.port, config.metrics.host)
     : undefined;
