@@ -48,13 +48,28 @@ describe('the catalogue kept between runs', () => {
     expect(res.statusCode).toBe(200);
     return (res.json() as { priceEuros: number }).priceEuros;
   };
-  const copy = () => JSON.parse(readFileSync(file, 'utf8')) as { stamp: string; sessions: (typeof session)[] };
-  /** The copy's price of the session changed behind the database's back, its stamp kept. */
-  const tamperCopy = (priceCents: number) => {
-    const kept = copy();
-    for (const s of kept.sessions) if (s.id === session.id) s.priceCents = priceCents;
-    writeFileSync(file, JSON.stringify(kept));
+  /** The file: a header line, then a line per centre and per session. */
+  const lines = () =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const copy = () => {
+    const [header, ...records] = lines();
+    return {
+      stamp: header?.stamp,
+      sessions: records.filter((r) => 'centreId' in r) as unknown as (typeof session)[],
+    };
   };
+  const rewrite = (edit: (record: Record<string, unknown>, index: number) => Record<string, unknown>) =>
+    writeFileSync(
+      file,
+      `${lines()
+        .map((r, i) => JSON.stringify(edit(r, i)))
+        .join('\n')}\n`,
+    );
+  /** The copy's price of the session changed behind the database's back, its stamp kept. */
+  const tamperCopy = (priceCents: number) => rewrite((r) => (r.id === session.id ? { ...r, priceCents } : r));
 
   it('writes the copy at the first start, and reads it at the next while the database has not changed', async () => {
     let app = await start();
@@ -93,11 +108,8 @@ describe('the catalogue kept between runs', () => {
   });
 
   it('is not used when written by a build whose reads or schema differ, nor when cut short', async () => {
-    const kept = copy();
-    writeFileSync(
-      file,
-      JSON.stringify({ ...kept, key: 'another-build' }).replace('"priceCents":32000', '"priceCents":100'),
-    );
+    tamperCopy(100);
+    rewrite((r, i) => (i === 0 ? { ...r, key: 'another-build' } : r));
     let app = await start();
     expect(await priceOf(app)).toBe(320);
     await app.close();
