@@ -49,10 +49,11 @@ async function prepareEmbeddedInChild(config: Config, dataDir: string): Promise<
  * baseline compiler (Liftoff) when first called, then recompiles the hot ones with its optimising
  * one (TurboFan), whose code and compilations held about 45 MB more of the server's RSS after a
  * start and 65 MB after 6,000 updates, and 0.2 s of a restart's CPU. The server reads from its
- * read model, not from PostgreSQL; its writes, single rows, cost 0.32 → 0.36 ms of CPU each once
- * warm (a 5,000-row update 150 → 210 ms: imports are slower). The flag must be set before PGlite
- * compiles its module; every function of this PGlite compiles under Liftoff (no bailout, which the
- * flag would make fatal: checked eagerly with --no-wasm-lazy-compilation). Not in the short-lived
+ * read model, not from PostgreSQL; its writes, single rows, cost 0.30–0.33 → 0.36–0.42 ms of CPU each
+ * once warm (a 5,000-row update 150–173 → 210–230 ms: imports are slower; bench/micro/pglite-compiler.ts),
+ * and less during the first thousands, which the optimising compiler spends compiling. The flag must
+ * be set before PGlite compiles its module; every function of this PGlite compiles under Liftoff
+ * (no bailout, which the flag would make fatal: test/db/liftoff.test.ts). Not in the short-lived
  * child that loads the demo, whose bulk writes gain from the optimised code.
  */
 function servePgliteFromBaselineCode(): void {
