@@ -62,6 +62,8 @@ export interface AppDeps {
    * certificate). Deliberately not a configuration variable: production cannot set it by mistake.
    */
   clientDocumentsCa?: string;
+  /** A file where the catalogue is kept between runs of an embedded database (catalogue.ts's storedCopy). */
+  catalogueCopy?: string;
 }
 
 /**
@@ -83,6 +85,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     urlBuilder(config.publicBaseUrl, config.urlTemplates),
     app.log,
     app.clock,
+    deps.catalogueCopy === undefined ? {} : { storedCopy: deps.catalogueCopy },
   );
   app.decorate('catalogue', catalogue);
   app.addHook('onClose', async () => catalogue.close());

@@ -4,13 +4,31 @@ import type { Database } from '../db/connect.js';
 import { pruneChangeHistory } from '../history/prune.js';
 import { approvalEnded } from './approval.js';
 import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuilder } from './read-model.js';
-import { loadCatalogue, pruneHistory, readChangesSince, touchEndedCentre } from './repository.js';
+import {
+  loadCatalogue,
+  pruneHistory,
+  readCatalogueStamp,
+  readChangesSince,
+  type StoredCatalogue,
+  touchEndedCentre,
+} from './repository.js';
+import { readStoredCopy, writeStoredCopy } from './stored-copy.js';
 
 /** How long the change log and stored idempotent answers are kept, and how often they are pruned. */
 export const HISTORY_KEEP_MS = 24 * 3600 * 1000;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 
 /** What a listener hears after each swap: the changes applied, or that the whole model was rebuilt. */
+export interface CatalogueOptions {
+  /**
+   * A file where the whole catalogue is kept between runs (stored-copy.ts): read at open instead of
+   * the database when it holds the database's very state, written when it does not, and again at
+   * close when the catalogue changed meanwhile. Only for a database no other process writes while
+   * this one runs without telling it (the embedded one): the copy is checked at open, not after.
+   */
+  storedCopy?: string;
+}
+
 export type CatalogueUpdate =
   | { kind: 'delta'; snapshot: CatalogueSnapshot; previous: CatalogueSnapshot; delta: CatalogueDelta }
   | { kind: 'reload'; snapshot: CatalogueSnapshot; previous: CatalogueSnapshot };
@@ -39,6 +57,9 @@ export class Catalogue {
   #approvalEnd: NodeJS.Timeout | undefined;
   /** Milliseconds the last catch-up spent building or applying (not waiting for the database). */
   lastApplyMs = 0;
+  /** The stamp of the catalogue the stored copy holds (written or read at open). */
+  #copyStamp: string | undefined;
+  #storedCopy: string | undefined;
 
   private constructor(
     private readonly database: Database,
@@ -55,8 +76,12 @@ export class Catalogue {
     urls: UrlBuilder,
     log: FastifyBaseLogger,
     clock: Clock = systemClock,
+    options: CatalogueOptions = {},
   ): Promise<Catalogue> {
-    const catalogue = new Catalogue(database, urls, log, clock, await build(database, urls, clock));
+    const stored = options.storedCopy ? await readWithCopy(database, options.storedCopy, log) : undefined;
+    const catalogue = new Catalogue(database, urls, log, clock, await build(database, urls, clock, stored?.catalogue));
+    catalogue.#storedCopy = options.storedCopy;
+    catalogue.#copyStamp = stored?.copyStamp;
     catalogue.#unlisten = await database.listenCatalogueChanges(
       (version) => {
         if (version === undefined || version > catalogue.#snapshot.version) void catalogue.refresh();
@@ -241,11 +266,51 @@ export class Catalogue {
     clearTimeout(this.#approvalEnd);
     await this.#unlisten?.();
     await this.#updating;
+    await this.#keepCopy();
+  }
+
+  /** At close, the stored copy brought up to the database's state when the catalogue changed since. */
+  async #keepCopy(): Promise<void> {
+    const file = this.#storedCopy;
+    if (!file) return;
+    try {
+      if ((await readCatalogueStamp(this.database.db)) === this.#copyStamp) return;
+      await writeStoredCopy(file, await loadCatalogue(this.database.db));
+    } catch (err) {
+      // The copy on disk names an older state, which the next start will see and not use.
+      this.log.warn({ err }, 'could not keep a copy of the catalogue; the next start reads the database');
+    }
   }
 }
 
-async function build(database: Database, urls: UrlBuilder, clock: Clock): Promise<CatalogueSnapshot> {
-  const stored = await loadCatalogue(database.db);
+/**
+ * The catalogue for a first build: the stored copy when it holds the database's current state,
+ * otherwise the database's, then written to the copy. Returns the stamp the copy holds afterwards.
+ */
+async function readWithCopy(
+  database: Database,
+  file: string,
+  log: FastifyBaseLogger,
+): Promise<{ catalogue: StoredCatalogue; copyStamp: string | undefined }> {
+  const kept = await readStoredCopy(file, await readCatalogueStamp(database.db));
+  if (kept) return { catalogue: kept, copyStamp: kept.stamp };
+  const catalogue = await loadCatalogue(database.db);
+  try {
+    await writeStoredCopy(file, catalogue);
+    return { catalogue, copyStamp: catalogue.stamp };
+  } catch (err) {
+    log.warn({ err }, 'could not keep a copy of the catalogue; the next start reads the database');
+    return { catalogue, copyStamp: undefined };
+  }
+}
+
+async function build(
+  database: Database,
+  urls: UrlBuilder,
+  clock: Clock,
+  read?: StoredCatalogue,
+): Promise<CatalogueSnapshot> {
+  const stored = read ?? (await loadCatalogue(database.db));
   const nowMs = clock.now().getTime();
   const centres = stored.centres.filter((c) => !approvalEnded(c, nowMs));
   return CatalogueSnapshot.buildInSlices(stored.version, stored.updatedAt, centres, stored.sessions, urls);
