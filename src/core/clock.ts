@@ -63,8 +63,11 @@ function digitsAt(text: string, at: number, count: number): number {
   return value;
 }
 
-/** NaN unless `day` is exactly YYYY-MM-DD and a day of the calendar. */
-function civilDayNumber(day: string): number {
+/**
+ * Days since 1970-01-01 of a YYYY-MM-DD day (years 0000–9999), or NaN unless `day` is exactly that
+ * and a day of the calendar (2026-02-30 is not).
+ */
+export function civilDayNumber(day: string): number {
   if (day.length !== 10 || day.charCodeAt(4) !== 45 || day.charCodeAt(7) !== 45) return Number.NaN;
   const y = digitsAt(day, 0, 4);
   const m = digitsAt(day, 5, 2);
