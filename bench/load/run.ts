@@ -9,12 +9,15 @@
  * scenario runs against each server, interleaved, the figures printed being medians (default 1),
  * BENCH_CONNECTIONS (default 50),
  * BENCH_ONLY a substring of scenario names to run, BENCH_PORT the first of four ports to use (default:
- * random ports), BENCH_DATA_DIR the data directory (default .bench-data).
+ * random ports), BENCH_DATA_DIR the data directory (default .bench-data), BENCH_SERVICE_DIR another built
+ * checkout whose dist/server.js to measure (default this one).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 
@@ -22,9 +25,10 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const ONLY = process.env.BENCH_ONLY;
-const DATA_DIR = process.env.BENCH_DATA_DIR ?? '.bench-data';
+const DATA_DIR = resolve(process.env.BENCH_DATA_DIR ?? '.bench-data');
 // PGlite serves one process per data directory: the second service gets its own.
 const LIMITED_DATA_DIR = `${DATA_DIR}-limited`;
+const SERVICE_DIR = resolve(process.env.BENCH_SERVICE_DIR ?? '.');
 
 /** Every per-window tier of src/config.ts, each far above what a run can send from one address. */
 const UNREACHABLE_BUDGETS = Object.fromEntries(
@@ -51,6 +55,7 @@ async function firstLine(child: ChildProcess, match: RegExp, timeoutMs: number):
 
 async function startService(port: number, env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['dist/server.js'], {
+    cwd: SERVICE_DIR,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -59,6 +64,9 @@ async function startService(port: number, env: Record<string, string>): Promise<
   child.stdout?.resume();
   return child;
 }
+
+/** A yardstick's script, beside this one. */
+const yardstick = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
 /** A yardstick (bare-server.ts or fastify-server.ts) replaying the recorded bodies; `port` 0 for any. */
 async function startYardstick(
@@ -146,8 +154,8 @@ async function main() {
       }
     }
     const fixedPorts = Boolean(process.env.BENCH_PORT);
-    const bare = await startYardstick('bench/load/bare-server.ts', bodies, fixedPorts ? port + 2 : 0);
-    const framework = await startYardstick('bench/load/fastify-server.ts', bodies, fixedPorts ? port + 3 : 0);
+    const bare = await startYardstick(yardstick('bare-server.ts'), bodies, fixedPorts ? port + 2 : 0);
+    const framework = await startYardstick(yardstick('fastify-server.ts'), bodies, fixedPorts ? port + 3 : 0);
     try {
       console.log(
         `\n${DURATION} s per run, ${ROUNDS} round${ROUNDS > 1 ? 's (medians)' : ''}, ${CONNECTIONS} connections, autocannon, Node ${process.version}\n`,
