@@ -1,19 +1,23 @@
 /**
- * npm run bench — loads the service and a bare node:http server answering the same bytes, with
- * the same load generator and connections, one after the other, and prints requests/s, p99
- * latency and the ratio service/bare for each scenario; then the same service with rate
- * limiting on (budgets too large to reach), and the ratio limiter on/off. Not part of `npm test`.
+ * npm run bench — loads the service, a bare node:http server answering the same bytes and a
+ * Fastify route answering them (the framework's share), with the same load generator and
+ * connections, one after the other, and prints requests/s, p99 latency and the ratios
+ * service/bare and Fastify/bare for each scenario; then the same service with rate limiting on
+ * (every tier's budget too large to reach), and the ratio limiter on/off. Not part of `npm test`.
  *
  * Options (environment): BENCH_DURATION seconds per run (default 10), BENCH_ROUNDS how many times each
  * scenario runs against each server, interleaved, the figures printed being medians (default 1),
  * BENCH_CONNECTIONS (default 50),
- * BENCH_ONLY a substring of scenario names to run, BENCH_PORT the first of three ports to use (default:
- * random ports), BENCH_DATA_DIR the data directory (default .bench-data).
+ * BENCH_ONLY a substring of scenario names to run, BENCH_PORT the first of four ports to use (default:
+ * random ports), BENCH_DATA_DIR the data directory (default .bench-data), BENCH_SERVICE_DIR another built
+ * checkout whose dist/server.js to measure (default this one).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 
@@ -21,9 +25,15 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const ONLY = process.env.BENCH_ONLY;
-const DATA_DIR = process.env.BENCH_DATA_DIR ?? '.bench-data';
+const DATA_DIR = resolve(process.env.BENCH_DATA_DIR ?? '.bench-data');
 // PGlite serves one process per data directory: the second service gets its own.
 const LIMITED_DATA_DIR = `${DATA_DIR}-limited`;
+const SERVICE_DIR = resolve(process.env.BENCH_SERVICE_DIR ?? '.');
+
+/** Every per-window tier of src/config.ts, each far above what a run can send from one address. */
+const UNREACHABLE_BUDGETS = Object.fromEntries(
+  ['ANONYMOUS', 'PAGES', 'AUTHENTICATED', 'TOKEN', 'ADMIN'].map((tier) => [`RATE_LIMIT_${tier}`, '1000000000']),
+);
 
 /** How the bare server finds an answer: method and path, and a POST's body. */
 function requestKey(method: string, path: string, body: string | undefined): string {
@@ -45,6 +55,7 @@ async function firstLine(child: ChildProcess, match: RegExp, timeoutMs: number):
 
 async function startService(port: number, env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['dist/server.js'], {
+    cwd: SERVICE_DIR,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -54,10 +65,18 @@ async function startService(port: number, env: Record<string, string>): Promise<
   return child;
 }
 
-async function startBare(bodies: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load/bare-server.ts'], {
+/** A yardstick's script, beside this one. */
+const yardstick = (name: string) => fileURLToPath(new URL(name, import.meta.url));
+
+/** A yardstick (bare-server.ts or fastify-server.ts) replaying the recorded bodies; `port` 0 for any. */
+async function startYardstick(
+  script: string,
+  bodies: Record<string, string>,
+  listenOn: number,
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, BARE_PORT: process.env.BENCH_PORT ? String(Number(process.env.BENCH_PORT) + 2) : '0' },
+    env: { ...process.env, BARE_PORT: String(listenOn), FASTIFY_PORT: String(listenOn) },
   });
   child.stdin?.end(JSON.stringify(bodies));
   const port = Number(await firstLine(child, /^\d+$/, 30_000));
@@ -98,18 +117,19 @@ async function load(port: number, s: Scenario): Promise<Result> {
 async function main() {
   await mkdir(DATA_DIR, { recursive: true });
   const scenarios = SCENARIOS.filter((s) => !ONLY || s.name.includes(ONLY));
-  // BENCH_PORT: the service, the rate-limited one and the bare server on that port and the next two.
+  // BENCH_PORT: the service, the rate-limited one, the bare and the Fastify servers on that port and the next three.
   const port = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : 39_000 + Math.floor(Math.random() * 1000);
   const logLevel: Record<string, string> = process.env.BENCH_LOG_LEVEL
     ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL }
     : {};
   const service = await startService(port, { RATE_LIMIT: 'off', ...logLevel });
-  // The same service with rate limiting on, with budgets no run can exhaust: what the limiter
+  // The same service with rate limiting on, with budgets no run can exhaust in any tier (the API's
+  // anonymous one, the site's pages, tokens, authenticated clients, operator keys): what the limiter
   // costs on the hot path (one counter per request, in memory).
   const limited = await startService(port + 1, {
     DATA_DIR: LIMITED_DATA_DIR,
     RATE_LIMIT: 'on',
-    RATE_LIMIT_ANONYMOUS: '1000000000',
+    ...UNREACHABLE_BUDGETS,
     ...logLevel,
   });
   try {
@@ -133,7 +153,9 @@ async function main() {
         }
       }
     }
-    const bare = await startBare(bodies);
+    const fixedPorts = Boolean(process.env.BENCH_PORT);
+    const bare = await startYardstick(yardstick('bare-server.ts'), bodies, fixedPorts ? port + 2 : 0);
+    const framework = await startYardstick(yardstick('fastify-server.ts'), bodies, fixedPorts ? port + 3 : 0);
     try {
       console.log(
         `\n${DURATION} s per run, ${ROUNDS} round${ROUNDS > 1 ? 's (medians)' : ''}, ${CONNECTIONS} connections, autocannon, Node ${process.version}\n`,
@@ -145,17 +167,24 @@ async function main() {
         'p99 ms'.padStart(7),
         'bare req/s'.padStart(11),
         'p99 ms'.padStart(7),
+        'fastify req/s'.padStart(14),
         'ratio'.padStart(6),
+        'fastify/bare'.padStart(13),
         '│',
         'limiter on'.padStart(10),
         'on/off'.padStart(7),
       );
       for (const s of scenarios) {
-        // Rounds interleaved (service, bare, limited, then again), so that a slow spell of the
-        // shared machine falls on all three; each figure is the median of its rounds.
-        const runs: { svc: Result; ref: Result; lim: Result }[] = [];
+        // Rounds interleaved (service, bare, Fastify, limited, then again), so that a slow spell of
+        // the shared machine falls on all four; each figure is the median of its rounds.
+        const runs: { svc: Result; ref: Result; fw: Result; lim: Result }[] = [];
         for (let round = 0; round < ROUNDS; round++) {
-          runs.push({ svc: await load(port, s), ref: await load(bare.port, s), lim: await load(port + 1, s) });
+          runs.push({
+            svc: await load(port, s),
+            ref: await load(bare.port, s),
+            fw: await load(framework.port, s),
+            lim: await load(port + 1, s),
+          });
         }
         const median = (pick: (r: (typeof runs)[number]) => number) => {
           const xs = runs.map(pick).sort((a, b) => a - b);
@@ -173,10 +202,13 @@ async function main() {
           p99: median((r) => r.ref.p99),
           non2xx: median((r) => r.ref.non2xx),
         };
+        const fw = { rps: median((r) => r.fw.rps), non2xx: median((r) => r.fw.non2xx) };
         const lim = { rps: median((r) => r.lim.rps), non2xx: median((r) => r.lim.non2xx) };
         const ratios = runs.map((r) => r.svc.rps / r.ref.rps).sort((a, b) => a - b);
-        if (svc.non2xx || ref.non2xx || lim.non2xx) {
-          console.log(`  (non-2xx answers: service ${svc.non2xx}, bare ${ref.non2xx}, limiter on ${lim.non2xx})`);
+        if (svc.non2xx || ref.non2xx || fw.non2xx || lim.non2xx) {
+          console.log(
+            `  (non-2xx answers: service ${svc.non2xx}, bare ${ref.non2xx}, Fastify ${fw.non2xx}, limiter on ${lim.non2xx})`,
+          );
         }
         const keys = (s.paths ?? [s.path]).flatMap((p) =>
           (s.bodies ?? [s.body]).map((b) => requestKey(s.method, p, b)),
@@ -191,9 +223,13 @@ async function main() {
           String(svc.p99).padStart(7),
           ref.rps.toFixed(0).padStart(11),
           String(ref.p99).padStart(7),
+          fw.rps.toFixed(0).padStart(14),
           median((r) => r.svc.rps / r.ref.rps)
             .toFixed(2)
             .padStart(6),
+          median((r) => r.fw.rps / r.ref.rps)
+            .toFixed(2)
+            .padStart(13),
           '│',
           lim.rps.toFixed(0).padStart(10),
           median((r) => r.lim.rps / r.svc.rps)
@@ -204,6 +240,7 @@ async function main() {
       }
     } finally {
       bare.child.kill();
+      framework.child.kill();
     }
   } finally {
     for (const child of [service, limited]) {

@@ -1,3 +1,4 @@
+import { civilDayNumber } from '../core/clock.js';
 import { LruCache, stringBytes } from '../core/lru-cache.js';
 import type { SessionEntry, SessionRecord } from './read-model/entries.js';
 import { compareSessions, partitionPoint } from './read-model/session-order.js';
@@ -27,26 +28,18 @@ export interface Columns {
   readonly places: Uint32Array;
 }
 
-const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CLOCK = /^[0-2]\d:[0-5]\d$/;
 
-// A few hundred distinct days: each parsed once (NaN: not a real YYYY-MM-DD day). Pure parses,
-// shared by every catalogue; bounded like every cache.
+// A few hundred distinct times of day: each parsed once. Pure parses, shared by every catalogue;
+// bounded like every cache.
 const PARSES_BYTES = 256 * 1024;
 const parseBytes = (text: string) => stringBytes(text) + 16;
-const dayNumbers = new LruCache<string, number>(PARSES_BYTES, parseBytes);
-
-/** Days since 1970-01-01 of a YYYY-MM-DD day, or NaN when the text is not one. */
-function dayNumber(day: string): number {
-  let n = dayNumbers.get(day);
-  if (n === undefined) {
-    const ms = Date.parse(`${day}T00:00:00Z`);
-    // Date.parse rolls 2026-02-30 over to March: only a day that reads back the same is real.
-    n = ISO_DAY.test(day) && !Number.isNaN(ms) && new Date(ms).toISOString().startsWith(day) ? ms / 86_400_000 : NaN;
-    dayNumbers.set(day, n);
-  }
-  return n;
-}
+/**
+ * Days since 1970-01-01 of a YYYY-MM-DD day, or NaN when the text is not one. Counted from its
+ * digits (a few tens of nanoseconds, no cache to look up): every search reads its bounds' days
+ * once for each list it walks.
+ */
+const dayNumber = civilDayNumber;
 
 /** The bit of a day's weekday (0 = Sunday; 1970-01-01 was a Thursday). */
 function weekdayBit(day: number): number {

@@ -36,9 +36,67 @@ export function dateIn(instant: Date, timeZone: string = METROPOLITAN_TIME_ZONE)
 
 /** Adds whole days to a YYYY-MM-DD date. */
 export function addDays(day: string, days: number): string {
+  // Every search asks it a few times: counted in days rather than through a Date and its ISO text.
+  const n = Number.isInteger(days) ? civilDayNumber(day) : Number.NaN;
+  if (!Number.isNaN(n)) {
+    const sum = n + days;
+    if (sum >= FIRST_DAY_NUMBER && sum <= LAST_DAY_NUMBER) return civilDate(sum);
+  }
+  // Anything else (a malformed date, a year outside 0000–9999) as a Date reads it, errors included.
   const d = new Date(`${day}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
+}
+
+// Days since 1970-01-01 of a YYYY-MM-DD in the proleptic Gregorian calendar, and back (the
+// algorithms of Howard Hinnant's "chrono-compatible low-level date algorithms").
+const FIRST_DAY_NUMBER = -719_528; // 0000-01-01
+const LAST_DAY_NUMBER = 2_932_896; // 9999-12-31
+
+function digitsAt(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return Number.NaN;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/**
+ * Days since 1970-01-01 of a YYYY-MM-DD day (years 0000–9999), or NaN unless `day` is exactly that
+ * and a day of the calendar (2026-02-30 is not).
+ */
+export function civilDayNumber(day: string): number {
+  if (day.length !== 10 || day.charCodeAt(4) !== 45 || day.charCodeAt(7) !== 45) return Number.NaN;
+  const y = digitsAt(day, 0, 4);
+  const m = digitsAt(day, 5, 2);
+  const d = digitsAt(day, 8, 2);
+  if (!(m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m))) return Number.NaN;
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
+}
+
+function daysInMonth(y: number, m: number): number {
+  if (m === 2) return y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28;
+  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+}
+
+function civilDate(n: number): string {
+  const z = n + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return `${String(y).padStart(4, '0')}-${m < 10 ? '0' : ''}${m}-${d < 10 ? '0' : ''}${d}`;
 }
 
 const offsetFormatters = new Map<string, Intl.DateTimeFormat>();

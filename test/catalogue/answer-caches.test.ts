@@ -38,6 +38,27 @@ describe('the REST answer cache', () => {
   });
 });
 
+describe("the REST answer cache's admission", () => {
+  // As the route does: set after every computed answer; 16 MB hold about 2,000 answers of 8 KB.
+  const ask = (cache: ResponseCache, key: string) => cache.set(key, answer(8_000));
+
+  it('keeps a query asked again within a few hundred others', () => {
+    const cache = new ResponseCache(16 * MB);
+    for (let i = 0; i < 3000; i++) {
+      ask(cache, `dept=${i}&limit=20`);
+      if (i >= 500) ask(cache, `dept=${i - 500}&limit=20`);
+    }
+    expect(cache.bytes).toBeGreaterThan(8 * MB);
+  });
+
+  it('keeps almost none of 6,000 distinct queries asked in turn, which it could not hold until asked again', () => {
+    const cache = new ResponseCache(16 * MB);
+    for (let round = 0; round < 3; round++) for (let i = 0; i < 6000; i++) ask(cache, `city=town-${i}&limit=20`);
+    // Each admitted answer counts its 8,000 bytes and about 600 more: fewer than 10 % of the 6,000 kept.
+    expect(cache.bytes).toBeLessThan(600 * 8_600);
+  });
+});
+
 describe('the page cache', () => {
   it('holds at most its budget of rendered pages within one catalogue version and hour', () => {
     const cache = new PageCache(1 * MB);
