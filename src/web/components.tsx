@@ -3,6 +3,7 @@ import { formatPrice } from '../catalogue/price.js';
 import type { CatalogueSnapshot, SessionEntry } from '../catalogue/read-model.js';
 import { UUID } from '../core/uuid.js';
 import { frenchDate, frenchDayMonth, hours, spotsLeftText } from './format.js';
+import { KeptMarkup, kept } from './kept-markup.js';
 
 export function sessionPath(id: string): string {
   return `/stages/${id}`;
@@ -37,12 +38,12 @@ export function SpotsLeft({ spots }: { spots: number }) {
   return <span class={kind}>{spotsLeftText(spots)}</span>;
 }
 
-/** One session in a list: date, times, town, centre, price, spots left, and the link to its page. */
-export function SessionItem({ entry, showCentre = true }: { entry: SessionEntry; showCentre?: boolean }) {
+/** What a session's card in a list shows: date, times, town, centre, price and spots left, linking to its page. */
+function SessionCard({ entry, showCentre }: { entry: SessionEntry; showCentre: boolean }) {
   const s = entry.view;
   const c = s.centre;
   return (
-    <li class="session">
+    <>
       <h3>
         <a href={sessionPath(s.id)}>{frenchDate(s.day1)}</a>
       </h3>
@@ -58,8 +59,25 @@ export function SessionItem({ entry, showCentre = true }: { entry: SessionEntry;
         <span class="price">{formatPrice(s.priceEuros)}</span>
         <SpotsLeft spots={s.spotsAvailable} />
       </p>
-    </li>
+    </>
   );
+}
+
+// Results, department and centre pages list the same sessions again and again: each card is kept
+// per entry (a changed session is a new entry), with its centre and without, ~1 KB a card.
+const CARDS_BYTES = 2 * 1024 * 1024;
+const cardsWithCentre = new KeptMarkup<SessionEntry>(CARDS_BYTES);
+const cardsWithoutCentre = new KeptMarkup<SessionEntry>(CARDS_BYTES / 2);
+
+/** One session in a list: its card, and the link to its page (a function: see kept). */
+function sessionItem(entry: SessionEntry, showCentre: boolean) {
+  return kept({
+    tag: 'li',
+    attrs: { class: 'session' },
+    cache: showCentre ? cardsWithCentre : cardsWithoutCentre,
+    of: entry,
+    render: () => <SessionCard entry={entry} showCentre={showCentre} />,
+  });
 }
 
 export function SessionList({
@@ -71,9 +89,7 @@ export function SessionList({
 }) {
   return (
     <ol class="sessions">
-      {entries.map((e) => (
-        <SessionItem entry={e} showCentre={showCentre} />
-      ))}
+      {entries.map((e) => sessionItem(e, showCentre))}
     </ol>
   );
 }
