@@ -87,11 +87,7 @@ export function SessionList({
   entries: readonly SessionEntry[];
   showCentre?: boolean;
 }) {
-  return (
-    <ol class="sessions">
-      {entries.map((e) => sessionItem(e, showCentre))}
-    </ol>
-  );
+  return <ol class="sessions">{entries.map((e) => sessionItem(e, showCentre))}</ol>;
 }
 
 /** Previous / next links; `href(page)` builds each page's address. */
