@@ -3,7 +3,7 @@ import { formatPrice } from '../catalogue/price.js';
 import type { CatalogueSnapshot, SessionEntry } from '../catalogue/read-model.js';
 import { UUID } from '../core/uuid.js';
 import { frenchDate, frenchDayMonth, hours, spotsLeftText } from './format.js';
-import { KeptMarkup, kept } from './kept-markup.js';
+import { KeptMarkup, keptList } from './kept-markup.js';
 
 export function sessionPath(id: string): string {
   return `/stages/${id}`;
@@ -69,17 +69,6 @@ const CARDS_BYTES = 2 * 1024 * 1024;
 const cardsWithCentre = new KeptMarkup<SessionEntry>(CARDS_BYTES);
 const cardsWithoutCentre = new KeptMarkup<SessionEntry>(CARDS_BYTES / 2);
 
-/** One session in a list: its card, and the link to its page (a function: see kept). */
-function sessionItem(entry: SessionEntry, showCentre: boolean) {
-  return kept({
-    tag: 'li',
-    attrs: { class: 'session' },
-    cache: showCentre ? cardsWithCentre : cardsWithoutCentre,
-    of: entry,
-    render: () => <SessionCard entry={entry} showCentre={showCentre} />,
-  });
-}
-
 export function SessionList({
   entries,
   showCentre = true,
@@ -87,7 +76,18 @@ export function SessionList({
   entries: readonly SessionEntry[];
   showCentre?: boolean;
 }) {
-  return <ol class="sessions">{entries.map((e) => sessionItem(e, showCentre))}</ol>;
+  return keptList({
+    tag: 'ol',
+    attrs: { class: 'sessions' },
+    cache: showCentre ? cardsWithCentre : cardsWithoutCentre,
+    items: entries,
+    // One session: its card, and the link to its page.
+    render: (entry) => (
+      <li class="session">
+        <SessionCard entry={entry} showCentre={showCentre} />
+      </li>
+    ),
+  });
 }
 
 /** Previous / next links; `href(page)` builds each page's address. */
