@@ -36,11 +36,19 @@ export function nearbySessions(
 
 /**
  * What a session's page draws on: the session and its centre (its department), and the
- * alternatives `nearbySessions` may offer (its department, then the rest of its region).
+ * alternatives `nearbySessions` may offer (its department, then the rest of its region). The same
+ * for every session of a department, so made once per department: a page kept holds it.
  */
 export function regionScope(around: SessionEntry): SearchScope {
   const deptCode = around.centre.view.deptCode;
-  const regionCode = DEPARTMENTS.find((d) => d.code === deptCode)?.regionCode;
-  const depts = DEPARTMENTS.filter((d) => d.regionCode === regionCode && d.code !== deptCode).map((d) => d.code);
-  return { depts: [deptCode, ...depts], centres: false };
+  let scope = scopesByDept.get(deptCode);
+  if (scope === undefined) {
+    const regionCode = DEPARTMENTS.find((d) => d.code === deptCode)?.regionCode;
+    const depts = DEPARTMENTS.filter((d) => d.regionCode === regionCode && d.code !== deptCode).map((d) => d.code);
+    scope = { depts: [deptCode, ...depts], centres: false };
+    scopesByDept.set(deptCode, scope);
+  }
+  return scope;
 }
+// Department codes come from the read model's centres: a hundred or so.
+const scopesByDept = new Map<string, SearchScope>();

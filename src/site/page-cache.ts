@@ -4,6 +4,7 @@ import { type SearchScope, stillValid } from '../catalogue/search.js';
 import { startTurns } from '../catalogue/start-turns.js';
 import { LruCache, stringBytes } from '../core/lru-cache.js';
 import { discoveryLinks } from '../discovery/links.js';
+import { ByteSlab } from '../http/byte-slab.js';
 import { siteErrorPage } from '../web/error-page.js';
 import type { SiteInfo } from '../web/layout.js';
 import { HTML_CONTENT_TYPE } from '../web/render.js';
@@ -40,6 +41,8 @@ const HOUR_MS = 3_600_000;
 
 /** What the rendered pages kept for reuse may hold (docs/operations.md, memory). */
 export const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
+/** Page bodies are cut from slabs this large; pages that may take over an eighth of one get their own buffer. */
+const PAGE_SLAB_BYTES = 1024 * 1024;
 
 /** Rendered pages within `maxBytes` (their bodies and keys), first in, first out. */
 export class PageCache {
@@ -107,11 +110,11 @@ export type Rendered = { status: number; html: string; scope?: SearchScope } | u
 export type PageRenderer = (request: FastifyRequest) => Rendered;
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
-function toCached(out: NonNullable<Rendered>, snapshot: CatalogueSnapshot, time: string): CachedPage {
+function toCached(out: NonNullable<Rendered>, snapshot: CatalogueSnapshot, time: string, slab: ByteSlab): CachedPage {
   const { version, turn } = snapshot;
   return {
     status: out.status,
-    body: Buffer.from(out.html),
+    body: slab.utf8(out.html),
     version,
     turn,
     scope: out.scope,
@@ -125,6 +128,8 @@ function toCached(out: NonNullable<Rendered>, snapshot: CatalogueSnapshot, time:
  */
 export function cachedPages(app: FastifyInstance, site: SiteInfo): (render: PageRenderer) => PageHandler {
   const cache = new PageCache(PAGE_CACHE_BYTES);
+  // Pages are kept first in, first out: the slabs their bodies are cut from are freed in that order.
+  const slab = new ByteSlab(PAGE_SLAB_BYTES);
   const links = discoveryLinks(site.baseUrl);
   return (render) => async (request, reply) => {
     // Every page has a Markdown twin for agents (Accept: text/markdown), named in its Link header.
@@ -134,7 +139,7 @@ export function cachedPages(app: FastifyInstance, site: SiteInfo): (render: Page
     const time = PageCache.timeKey(snapshot, app.clock.now());
     let cached = cache.get(snapshot, time, request.url);
     if (!cached) {
-      cached = toCached(render(request) ?? { status: 404, html: siteErrorPage(site, 404) }, snapshot, time);
+      cached = toCached(render(request) ?? { status: 404, html: siteErrorPage(site, 404) }, snapshot, time, slab);
       cache.set(time, request.url, cached);
     }
     if (prefersMarkdown(request.headers.accept)) {

@@ -1,5 +1,8 @@
 import type { CentreEntry, SessionEntry } from '../catalogue/read-model.js';
+import { LruCache } from '../core/lru-cache.js';
 import { isoLocal } from '../web/format.js';
+import { keepsMarkup } from '../web/kept-markup.js';
+import { JsonLdText, jsonLdText } from '../web/render.js';
 
 /*
  * schema.org descriptions of the pages, for search engines and agents reading the HTML.
@@ -59,6 +62,23 @@ export function sessionJsonLd(entry: SessionEntry, pageUrl: string) {
       url: pageUrl,
     },
   };
+}
+
+// A session page's JSON-LD, kept per entry (a changed session is a new entry): its two dates'
+// offsets cost a look-up of the zone's rules each, ~2 KB a session.
+const keptSessionJsonLd = new LruCache<SessionEntry, { pageUrl: string; json: JsonLdText }>(
+  1024 * 1024,
+  (_entry, kept) => 2 * kept.json.text.length + 128,
+);
+
+/** sessionJsonLd as its page inserts it, made once per entry. */
+export function sessionJsonLdText(entry: SessionEntry, pageUrl: string): JsonLdText {
+  if (!keepsMarkup()) return new JsonLdText(jsonLdText(sessionJsonLd(entry, pageUrl)));
+  const kept = keptSessionJsonLd.get(entry);
+  if (kept !== undefined && kept.pageUrl === pageUrl) return kept.json;
+  const json = new JsonLdText(jsonLdText(sessionJsonLd(entry, pageUrl)));
+  keptSessionJsonLd.set(entry, { pageUrl, json });
+  return json;
 }
 
 export function centreJsonLd(centre: CentreEntry, pageUrl: string) {

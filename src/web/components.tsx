@@ -3,6 +3,7 @@ import { formatPrice } from '../catalogue/price.js';
 import type { CatalogueSnapshot, SessionEntry } from '../catalogue/read-model.js';
 import { UUID } from '../core/uuid.js';
 import { frenchDate, frenchDayMonth, hours, spotsLeftText } from './format.js';
+import { KeptMarkup, keptList } from './kept-markup.js';
 
 export function sessionPath(id: string): string {
   return `/stages/${id}`;
@@ -37,12 +38,12 @@ export function SpotsLeft({ spots }: { spots: number }) {
   return <span class={kind}>{spotsLeftText(spots)}</span>;
 }
 
-/** One session in a list: date, times, town, centre, price, spots left, and the link to its page. */
-export function SessionItem({ entry, showCentre = true }: { entry: SessionEntry; showCentre?: boolean }) {
+/** What a session's card in a list shows: date, times, town, centre, price and spots left, linking to its page. */
+function SessionCard({ entry, showCentre }: { entry: SessionEntry; showCentre: boolean }) {
   const s = entry.view;
   const c = s.centre;
   return (
-    <li class="session">
+    <>
       <h3>
         <a href={sessionPath(s.id)}>{frenchDate(s.day1)}</a>
       </h3>
@@ -58,9 +59,15 @@ export function SessionItem({ entry, showCentre = true }: { entry: SessionEntry;
         <span class="price">{formatPrice(s.priceEuros)}</span>
         <SpotsLeft spots={s.spotsAvailable} />
       </p>
-    </li>
+    </>
   );
 }
+
+// Results, department and centre pages list the same sessions again and again: each card is kept
+// per entry (a changed session is a new entry), with its centre and without, ~1 KB a card.
+const CARDS_BYTES = 2 * 1024 * 1024;
+const cardsWithCentre = new KeptMarkup<SessionEntry>(CARDS_BYTES);
+const cardsWithoutCentre = new KeptMarkup<SessionEntry>(CARDS_BYTES / 2);
 
 export function SessionList({
   entries,
@@ -69,13 +76,18 @@ export function SessionList({
   entries: readonly SessionEntry[];
   showCentre?: boolean;
 }) {
-  return (
-    <ol class="sessions">
-      {entries.map((e) => (
-        <SessionItem entry={e} showCentre={showCentre} />
-      ))}
-    </ol>
-  );
+  return keptList({
+    tag: 'ol',
+    attrs: { class: 'sessions' },
+    cache: showCentre ? cardsWithCentre : cardsWithoutCentre,
+    items: entries,
+    // One session: its card, and the link to its page.
+    render: (entry) => (
+      <li class="session">
+        <SessionCard entry={entry} showCentre={showCentre} />
+      </li>
+    ),
+  });
 }
 
 /** Previous / next links; `href(page)` builds each page's address. */

@@ -26,3 +26,8 @@ export function jsonLdText(data: unknown): string {
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
 }
+
+/** JSON-LD already made by jsonLdText (kept from an earlier page, say), for a layout to insert as it is. */
+export class JsonLdText {
+  constructor(readonly text: string) {}
+}

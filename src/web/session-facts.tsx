@@ -3,6 +3,7 @@ import { formatPrice } from '../catalogue/price.js';
 import type { SessionEntry } from '../catalogue/read-model.js';
 import { centrePath } from './components.js';
 import { frenchDate, hours } from './format.js';
+import { type KeptMarkup, kept } from './kept-markup.js';
 
 export interface SessionFactsProps {
   entry: SessionEntry;
@@ -39,13 +40,16 @@ export function SessionFacts({ entry, hoursNote, priceClass, children }: Session
 /** The centre of a session: its name (linking to its page) and address, then what the page adds. */
 export function CentreSection({
   centre,
+  keptIn,
   children,
 }: {
   centre: SessionEntry['view']['centre'];
+  /** Where its markup is kept per centre, when what the page adds depends on the centre alone. */
+  keptIn?: KeptMarkup<SessionEntry['view']['centre']>;
   children?: ComponentChildren;
 }) {
-  return (
-    <section aria-labelledby="centre">
+  const content = () => (
+    <>
       <h2 id="centre">Le centre</h2>
       <div class="card">
         <h3>
@@ -58,6 +62,9 @@ export function CentreSection({
         </p>
         {children}
       </div>
-    </section>
+    </>
   );
+  const attrs = { 'aria-labelledby': 'centre' };
+  if (keptIn) return kept({ tag: 'section', attrs, cache: keptIn, of: centre, render: content });
+  return <section {...attrs}>{content()}</section>;
 }

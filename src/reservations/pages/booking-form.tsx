@@ -2,6 +2,7 @@ import { formatPrice } from '../../catalogue/price.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { described, Field, FieldMessage, type FieldProps } from '../../web/field.js';
 import { zoneNote } from '../../web/format.js';
+import { KeptMarkup, kept } from '../../web/kept-markup.js';
 import { CANCELLATION_TERMS_TITLE, CancellationTerms } from '../cancellation-terms.js';
 import { type FieldName, type FormState, REASONS } from '../form.js';
 
@@ -135,11 +136,34 @@ function Consent({ state }: { state: FormState | undefined }) {
  * The booking step of the session page, for open sessions only (full, past and cancelled ones
  * show their alternatives instead): one place per reservation, posted without JavaScript.
  */
-export function BookingSection({ entry, state, notice, mailEnabled, hold }: BookingProps) {
+export function BookingSection(props: BookingProps) {
+  const attrs = { class: 'card', 'aria-labelledby': 'reservation', id: 'reserver' };
+  // A blank form (nothing refused, no place held) is the same for everyone who opens the page: kept per entry.
+  if (!props.state && !props.notice && !props.hold)
+    return kept({
+      tag: 'section',
+      attrs,
+      cache: blankForms,
+      of: props.entry,
+      variant: props.mailEnabled ? 'mail' : '',
+      render: () => <BookingContent {...props} />,
+    });
+  return (
+    <section {...attrs}>
+      <BookingContent {...props} />
+    </section>
+  );
+}
+
+// ~8 KB a session: the forms of the sessions most opened.
+const blankForms = new KeptMarkup<SessionEntry>(2 * 1024 * 1024);
+
+/** The booking section's content: the offer, the centre's terms and the form. */
+function BookingContent({ entry, state, notice, mailEnabled, hold }: BookingProps) {
   const s = entry.view;
   const zone = zoneNote(entry.centre.timeZone);
   return (
-    <section class="card" aria-labelledby="reservation" id="reserver">
+    <>
       <h2 id="reservation">Réserver une place</h2>
       <Refusal notice={notice} errors={state?.errors ?? []} />
       {hold ? (
@@ -200,6 +224,6 @@ export function BookingSection({ entry, state, notice, mailEnabled, hold }: Book
           <button type="submit">Réserver ma place</button>
         </p>
       </form>
-    </section>
+    </>
   );
 }

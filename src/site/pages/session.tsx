@@ -4,11 +4,12 @@ import type { SessionEntry } from '../../catalogue/read-model.js';
 import { BookingSection, type BookingState } from '../../reservations/pages/booking-form.js';
 import { departmentPath, MapLink, SessionList, SpotsLeft } from '../../web/components.js';
 import { frenchDate, frenchTime } from '../../web/format.js';
+import { KeptMarkup, kept } from '../../web/kept-markup.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
 import { Notices } from '../../web/notices.js';
 import { CentreSection, SessionFacts } from '../../web/session-facts.js';
 import type { SessionStatus } from '../structured-data.js';
-import { sessionJsonLd } from '../structured-data.js';
+import { sessionJsonLdText } from '../structured-data.js';
 
 export interface SessionPageProps {
   site: SiteInfo;
@@ -94,7 +95,7 @@ function Alternatives({
 /** What to bring, attendance, and when the points come back, with the articles that say more. */
 function GoodToKnow({ articles }: { articles: ReadonlyMap<string, string> }) {
   return (
-    <section aria-labelledby="pratique">
+    <>
       <h2 id="pratique">Bon à savoir</h2>
       <ul>
         <li>
@@ -121,9 +122,37 @@ function GoodToKnow({ articles }: { articles: ReadonlyMap<string, string> }) {
           ).
         </li>
       </ul>
-    </section>
+    </>
   );
 }
+
+/** The session's facts and its places, or why none are on sale. */
+function Facts({ entry, status, underway }: { entry: SessionEntry; status: SessionStatus; underway: boolean }) {
+  return (
+    <SessionFacts entry={entry} hoursNote="les deux jours (14 heures en tout)" priceClass="price">
+      <dt>Places</dt>
+      <dd>
+        {status === 'past' ? (
+          underway ? (
+            'inscriptions closes'
+          ) : (
+            'stage terminé'
+          )
+        ) : status === 'cancelled' ? (
+          'stage annulé'
+        ) : (
+          <SpotsLeft spots={entry.view.spotsAvailable} />
+        )}
+      </dd>
+    </SessionFacts>
+  );
+}
+
+// What a session's page shows of it, kept per entry (entries are immutable: a changed session is a
+// new entry) and status, ~1 KB each; the centre's section per centre; the advice once per set of articles.
+const keptFacts = new KeptMarkup<SessionEntry>(1024 * 1024);
+const keptCentres = new KeptMarkup<SessionEntry['view']['centre']>(512 * 1024);
+const keptGoodToKnow = new KeptMarkup<ReadonlyMap<string, string>>(64 * 1024);
 
 export function SessionPage(props: SessionPageProps) {
   const { entry, status, articles } = props;
@@ -139,30 +168,20 @@ export function SessionPage(props: SessionPageProps) {
       title={title}
       description={`Stage de récupération de points les ${frenchDate(s.day1)} et ${frenchDate(s.day2)} à ${c.city} (${c.deptName}), ${formatPrice(s.priceEuros)}, centre agréé ${c.name}.`}
       canonicalPath={props.path}
-      jsonLd={[sessionJsonLd(entry, `${props.site.baseUrl}${props.path}`)]}
+      jsonLd={[sessionJsonLdText(entry, `${props.site.baseUrl}${props.path}`)]}
     >
       <h1>
         Stage de récupération de points à {c.city} ({c.deptCode})
       </h1>
       <StatusNotice status={status} underway={props.underway} day1={s.day1} start={s.startTime} />
-      <div class="card">
-        <SessionFacts entry={entry} hoursNote="les deux jours (14 heures en tout)" priceClass="price">
-          <dt>Places</dt>
-          <dd>
-            {status === 'past' ? (
-              props.underway ? (
-                'inscriptions closes'
-              ) : (
-                'stage terminé'
-              )
-            ) : status === 'cancelled' ? (
-              'stage annulé'
-            ) : (
-              <SpotsLeft spots={s.spotsAvailable} />
-            )}
-          </dd>
-        </SessionFacts>
-      </div>
+      {kept({
+        tag: 'div',
+        attrs: { class: 'card' },
+        cache: keptFacts,
+        of: entry,
+        variant: `${status}${props.underway ? ' underway' : ''}`,
+        render: () => <Facts entry={entry} status={status} underway={props.underway} />,
+      })}
 
       {bookable ? <BookingSection entry={entry} {...props.booking} /> : <Notices problem={props.booking.notice} />}
 
@@ -172,12 +191,18 @@ export function SessionPage(props: SessionPageProps) {
 
       {!bookable ? <Alternatives centre={c} entries={props.alternatives} /> : null}
 
-      <CentreSection centre={c}>
+      <CentreSection centre={c} keptIn={keptCentres}>
         <p>Agrément préfectoral n° {c.agrementNumber}</p>
         <MapLink lat={c.lat} lng={c.lng} />
       </CentreSection>
 
-      <GoodToKnow articles={articles} />
+      {kept({
+        tag: 'section',
+        attrs: { 'aria-labelledby': 'pratique' },
+        cache: keptGoodToKnow,
+        of: articles,
+        render: () => <GoodToKnow articles={articles} />,
+      })}
     </Layout>
   );
 }
