@@ -6,6 +6,7 @@ import { applySteps, type CatalogueDelta } from './apply.js';
 import { buildSteps } from './build.js';
 import type { CentreEntry, CentreRecord, SessionEntry, SessionRecord } from './entries.js';
 import type { Indexes } from './indexes.js';
+import type { SessionChunks } from './session-chunks.js';
 import type { ShardedMap } from './sharded-map.js';
 import type { UrlBuilder } from './url-builder.js';
 
@@ -29,9 +30,9 @@ interface Lineage {
  */
 export class CatalogueSnapshot implements Indexes {
   readonly updatedAtIso: string;
-  readonly sessions: readonly SessionEntry[];
+  readonly sessions: SessionChunks;
   readonly sessionsByDept: ReadonlyMap<string, readonly SessionEntry[]>;
-  readonly sessionsByCentre: ReadonlyMap<string, readonly SessionEntry[]>;
+  readonly sessionsByCentre: ShardedMap<readonly SessionEntry[]>;
   readonly sessionsById: ShardedMap<SessionEntry>;
   readonly centresById: ReadonlyMap<string, CentreEntry>;
   readonly centresBySlug: ReadonlyMap<string, CentreEntry>;

@@ -9,6 +9,8 @@ export type Sort = NonNullable<SearchQuery['sort']>;
 export interface Lists {
   readonly lists: readonly (readonly SessionEntry[])[];
   readonly columns: readonly Columns[];
+  /** Set when the lists follow one another in session order (the chunks of the list of all): read in turn, not merged. */
+  readonly sequential?: boolean;
 }
 
 /** Which lists a search walks, in session order, and how to read them. Immutable once made. */
@@ -27,7 +29,7 @@ export interface WalkPlan extends Lists {
 /**
  * The lists of a search without a place to pick centres by: a region is a set of departments,
  * merged through their lists (at most 13) rather than its centres'; a department walks its list;
- * no filter walks every session.
+ * no filter walks every session, chunk after chunk.
  */
 export function planWithoutCentres(
   snapshot: CatalogueSnapshot,
@@ -39,14 +41,20 @@ export function planWithoutCentres(
     const lists = regionDepts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
     return listsPlan(lists, of, regionDepts);
   }
-  const lists = [dept ? (snapshot.sessionsByDept.get(dept) ?? []) : snapshot.sessions];
-  return listsPlan(lists, of, dept ? [dept] : 'all');
+  if (dept) return listsPlan([snapshot.sessionsByDept.get(dept) ?? []], of, [dept]);
+  return listsPlan(snapshot.sessions.chunks, of, 'all', true);
 }
 
-function listsPlan(lists: readonly (readonly SessionEntry[])[], of: ListColumns, depts: WalkPlan['depts']): WalkPlan {
+function listsPlan(
+  lists: readonly (readonly SessionEntry[])[],
+  of: ListColumns,
+  depts: WalkPlan['depts'],
+  sequential = false,
+): WalkPlan {
   return {
     lists,
     columns: lists.map((l) => of.of(l)),
+    sequential,
     listMetres: undefined,
     centreMask: undefined,
     metresByCentre: undefined,
