@@ -184,4 +184,43 @@ describe('a snapshot derived change by change shares what did not change', () =>
       if (!cursor) expect(walked.length).toBe(all.length);
     }
   });
+
+  it('finds a new centre’s sessions in a town search made before, and keeps finding them after changes to sessions', () => {
+    const now = new Date(startInstant(TODAY, '09:10', 'Europe/Paris'));
+    const model = demo.centres[0] as (typeof demo.centres)[number];
+    const query: SearchQuery = { limit: 100, includeUnavailable: true, city: model.city };
+    const ids = (s: CatalogueSnapshot) => searchStages(s, query, now).entries.map((e) => e.record.id);
+    expect(ids(built).length).toBeGreaterThan(0);
+    const centre = {
+      ...model,
+      id: '76000000-0000-4000-8000-000000000001',
+      slug: 'scope-test',
+      agrementNumber: 'R2600000001',
+    };
+    const session = {
+      ...(demo.sessions[0] as SessionRecord),
+      id: '76000000-0000-4000-8000-000000000002',
+      centreId: centre.id,
+      day1: '2026-11-25',
+      day2: '2026-11-26',
+    };
+    const withCentre = built.apply({
+      version: 2,
+      updatedAt: new Date('2026-11-23T08:00:01Z'),
+      centres: new Map([[centre.id, centre]]),
+      sessions: new Map([[session.id, session]]),
+    });
+    expect(ids(withCentre)).toContain(session.id);
+    expect(ids(withCentre)).toEqual(referenceAll(withCentre, query, now).all.slice(0, 100));
+    // A later change to that session alone: the centres are the same, the answer follows the session.
+    const moved = withCentre.apply({
+      version: 3,
+      updatedAt: new Date('2026-11-23T08:00:02Z'),
+      centres: new Map(),
+      sessions: new Map([[session.id, { ...session, status: 'cancelled' as const }]]),
+    });
+    expect(moved.centresById).toBe(withCentre.centresById);
+    expect(ids(moved)).not.toContain(session.id);
+    expect(ids(moved)).toEqual(referenceAll(moved, query, now).all.slice(0, 100));
+  });
 });

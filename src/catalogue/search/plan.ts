@@ -1,7 +1,7 @@
 import type { Columns, ListColumns } from '../list-columns.js';
 import type { CatalogueSnapshot, SessionEntry } from '../read-model.js';
 import type { SearchQuery } from '../schemas.js';
-import type { CentreSessions, LocationFilters, PickedCentres } from './centres.js';
+import type { CandidateCentre, LocationFilters, PickedCentres } from './centres.js';
 
 export type Sort = NonNullable<SearchQuery['sort']>;
 
@@ -84,11 +84,11 @@ export function planOfPicked(
     sort === 'distance'
       ? [...picked.centres].sort((a, b) => (metres.get(a.id) as number) - (metres.get(b.id) as number))
       : picked.centres;
-  const lists = ordered.map((c) => c.sessions);
+  const lists = ordered.map((c) => sessionsOf(snapshot, c));
   return {
     lists,
     columns: lists.map((l) => snapshot.columns.of(l)),
-    listMetres: ordered.map((c: CentreSessions) => metres.get(c.id) ?? 0),
+    listMetres: ordered.map((c: CandidateCentre) => metres.get(c.id) ?? 0),
     centreMask: undefined,
     metresByCentre,
     depts,
@@ -112,12 +112,19 @@ function departmentWalk(
 ): (Lists & { centreMask: Uint8Array }) | null {
   if (picked.centres.length <= WALK_DEPARTMENTS_FROM) return null;
   const lists = picked.depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
-  const own = picked.centres.reduce((n, c) => n + c.sessions.length, 0);
+  const own = picked.centres.reduce((n, c) => n + sessionsOf(snapshot, c).length, 0);
   if (lists.reduce((n, l) => n + l.length, 0) > DEPARTMENT_SESSIONS_PER_PICKED * own) return null;
   const indexes = picked.centres.map((c) => snapshot.columns.centreIndex(c.id));
   const centreMask = new Uint8Array(Math.max(...indexes) + 1);
   for (const i of indexes) centreMask[i] = 1;
   return { lists, columns: lists.map((l) => snapshot.columns.of(l)), centreMask };
+}
+
+const NONE: readonly SessionEntry[] = [];
+
+/** A centre's listed sessions in the snapshot. */
+function sessionsOf(snapshot: CatalogueSnapshot, c: CandidateCentre): readonly SessionEntry[] {
+  return snapshot.sessionsByCentre.get(c.id) ?? NONE;
 }
 
 /** A rough size of a plan, for the snapshot's cache: the lists and columns themselves are the snapshot's. */
