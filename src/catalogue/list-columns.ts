@@ -37,7 +37,7 @@ const parseBytes = (text: string) => stringBytes(text) + 16;
 const dayNumbers = new LruCache<string, number>(PARSES_BYTES, parseBytes);
 
 /** Days since 1970-01-01 of a YYYY-MM-DD day, or NaN when the text is not one. */
-function dayNumber(day: string): number {
+export function dayNumber(day: string): number {
   let n = dayNumbers.get(day);
   if (n === undefined) {
     const ms = Date.parse(`${day}T00:00:00Z`);
@@ -212,15 +212,26 @@ export function nowMinute(nowMs: number): number {
 }
 
 /** Index of the first session whose day1 is on or after `day`. */
-export function firstOnOrAfterDay(exact: boolean, list: readonly SessionEntry[], c: Columns, day: string): number {
-  const d = dayNumber(day);
+export function firstOnOrAfterDay(
+  exact: boolean,
+  list: readonly SessionEntry[],
+  c: Columns,
+  day: string,
+  // Given by callers that bound many lists by one day (the chunks of the list of all).
+  d = dayNumber(day),
+): number {
   if (!exact || Number.isNaN(d)) return partitionPoint(list, (e) => e.record.day1 < day);
   return lowerBoundInt(c.day, d);
 }
 
 /** Index of the first session whose day1 is after `day`. */
-export function firstAfterDay(exact: boolean, list: readonly SessionEntry[], c: Columns, day: string): number {
-  const d = dayNumber(day);
+export function firstAfterDay(
+  exact: boolean,
+  list: readonly SessionEntry[],
+  c: Columns,
+  day: string,
+  d = dayNumber(day),
+): number {
   if (!exact || Number.isNaN(d)) return partitionPoint(list, (e) => e.record.day1 <= day);
   return lowerBoundInt(c.day, d + 1);
 }

@@ -42,8 +42,11 @@ export function planWithoutCentres(
     return listsPlan(lists, of, regionDepts);
   }
   if (dept) return listsPlan([snapshot.sessionsByDept.get(dept) ?? []], of, [dept]);
-  return listsPlan(snapshot.sessions.chunks, of, 'all', true);
+  // Its chunks' columns looked up once per snapshot, not per search (some 200 at ten times the demo).
+  return snapshot.derived.get(ALL, () => listsPlan(snapshot.sessions.chunks, of, 'all', true));
 }
+
+const ALL = Symbol('the plan of every session');
 
 function listsPlan(
   lists: readonly (readonly SessionEntry[])[],
