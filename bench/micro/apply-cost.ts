@@ -1,8 +1,8 @@
 /**
  * CPU per catalogue change applied to the read model, in-process: one session's price changed at a
- * time on the demo catalogue (APPLY_COST_SCALE, default 1; 10 for ~200,000 sessions), each applied to
- * the previous snapshot as a catch-up does (re-serialising the session, copying the lists it sits in
- * and its shard of the id index). Process CPU (user + system) over APPLY_COST_CHANGES (default 2000)
+ * time on the demo catalogue (APPLY_COST_SCALE, default 1; 10 for ~14,000 centres and ~200,000
+ * sessions), each applied to the previous snapshot as a catch-up does (re-serialising the session,
+ * copying the lists it sits in, its chunk of the list of all and its shards of the id and centre indexes). Process CPU (user + system) over APPLY_COST_CHANGES (default 2000)
  * changes, the garbage collector's share included.
  *
  *   npx tsx bench/micro/apply-cost.ts      (APPLY_COST_SCALE=10 for ten times the demo)

@@ -48,7 +48,11 @@ for (const scale of scales) {
   );
   const after = heap();
   const held = after - before;
-  const lists = [snapshot.sessions, ...snapshot.sessionsByDept.values(), ...snapshot.sessionsByCentre.values()];
+  const lists = [
+    ...snapshot.sessions.chunks,
+    ...snapshot.sessionsByDept.values(),
+    ...snapshot.sessionsByCentre.values(),
+  ];
   const { columns: of } = snapshot;
   const columns = lists.map((list) => of.of(list));
   const searched = heap() - after;

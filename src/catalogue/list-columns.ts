@@ -39,7 +39,7 @@ const parseBytes = (text: string) => stringBytes(text) + 16;
  * digits (a few tens of nanoseconds, no cache to look up): every search reads its bounds' days
  * once for each list it walks.
  */
-const dayNumber = civilDayNumber;
+export const dayNumber = civilDayNumber;
 
 /** The bit of a day's weekday (0 = Sunday; 1970-01-01 was a Thursday). */
 function weekdayBit(day: number): number {
@@ -205,15 +205,26 @@ export function nowMinute(nowMs: number): number {
 }
 
 /** Index of the first session whose day1 is on or after `day`. */
-export function firstOnOrAfterDay(exact: boolean, list: readonly SessionEntry[], c: Columns, day: string): number {
-  const d = dayNumber(day);
+export function firstOnOrAfterDay(
+  exact: boolean,
+  list: readonly SessionEntry[],
+  c: Columns,
+  day: string,
+  // Given by callers that bound many lists by one day (the chunks of the list of all).
+  d = dayNumber(day),
+): number {
   if (!exact || Number.isNaN(d)) return partitionPoint(list, (e) => e.record.day1 < day);
   return lowerBoundInt(c.day, d);
 }
 
 /** Index of the first session whose day1 is after `day`. */
-export function firstAfterDay(exact: boolean, list: readonly SessionEntry[], c: Columns, day: string): number {
-  const d = dayNumber(day);
+export function firstAfterDay(
+  exact: boolean,
+  list: readonly SessionEntry[],
+  c: Columns,
+  day: string,
+  d = dayNumber(day),
+): number {
   if (!exact || Number.isNaN(d)) return partitionPoint(list, (e) => e.record.day1 <= day);
   return lowerBoundInt(c.day, d + 1);
 }

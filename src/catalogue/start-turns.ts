@@ -1,6 +1,5 @@
 import { addDays, dateIn } from '../core/clock.js';
-import type { CatalogueSnapshot, SessionEntry } from './read-model.js';
-import { firstOnOrAfter } from './read-model.js';
+import type { CatalogueSnapshot, SessionChunks } from './read-model.js';
 
 /**
  * The session starts around an instant, in ms since the epoch: a listed session leaves the lists and
@@ -44,12 +43,11 @@ const NONE: StartTurns = { last: Number.NEGATIVE_INFINITY, next: Number.NEGATIVE
  * date (no French zone is further behind) and stops two days past the best next start's UTC date,
  * after which no zone (all within 14 hours of UTC) can start earlier.
  */
-function scan(sessions: readonly SessionEntry[], nowMs: number): StartTurns {
+function scan(sessions: SessionChunks, nowMs: number): StartTurns {
   let last = Number.NEGATIVE_INFINITY;
   let next = Number.POSITIVE_INFINITY;
   let stopAt = '';
-  for (let i = firstOnOrAfter(sessions, addDays(dateIn(new Date(nowMs)), -1)); i < sessions.length; i++) {
-    const e = sessions[i] as SessionEntry;
+  for (const e of sessions.onOrAfter(addDays(dateIn(new Date(nowMs)), -1))) {
     if (stopAt !== '' && e.record.day1 >= stopAt) break;
     const s = e.startsAt;
     if (s <= nowMs) {

@@ -2,9 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Catalogue } from '../catalogue/catalogue.js';
 import { METROPOLITAN_TIME_ZONE } from '../catalogue/geography.js';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
+import { type SearchScope, stillValid } from '../catalogue/search.js';
 import { startTurns } from '../catalogue/start-turns.js';
 import { type Clock, dateIn } from '../core/clock.js';
 import { ByteSlab } from '../http/byte-slab.js';
+import type { AnswerNote } from './answer-scope.js';
+import { offsetsOf, splitAtId, type Template, withUpdatedAt } from './answer-template.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,9 +30,12 @@ declare module 'fastify' {
  * Only successful results are kept (HTTP 200, a `result` that is not `isError`): errors, unknown
  * methods and tools, invalid arguments, notifications, batches, `initialize` always reach the SDK.
  * Every answer depends only on its content, the catalogue snapshot, the calendar date and which
- * sessions have begun: the cache is emptied when the snapshot changes, when the date changes in
- * Paris or in the time zone of any centre (the tools compute "today" in the centre's zone), checked
- * once a second, and when a session starts (it leaves the lists).
+ * sessions have begun: the cache is emptied when the date changes in Paris or in the time zone of
+ * any centre (the tools compute "today" in the centre's zone), checked once a second, and when a
+ * session starts (it leaves the lists). A catalogue change drops the answers it can alter: those
+ * whose tool told what they drew on (answer-scope.ts) while their departments (and, for a search by
+ * name or position, the centres) are unchanged are kept, as REST's are, and given the catalogue's
+ * new `updatedAt` where they carry it; any other answer is dropped on any change.
  */
 
 /** Request headers the SDK reads to classify, validate or answer a POST: part of an answer's content. */
@@ -44,18 +50,15 @@ export interface AnswerCacheLimits {
 
 export const DEFAULT_ANSWER_CACHE_LIMITS: AnswerCacheLimits = { maxEntries: 4000, maxBytes: 32 * 1024 * 1024 };
 
-interface Template {
-  status: number;
-  headers: Readonly<Record<string, string>>;
-  prefix: Buffer;
-  suffix: Buffer;
-  bytes: number;
-}
+const WHOLE: SearchScope = { depts: 'all', centres: true };
+const NOTHING: SearchScope = { depts: [], centres: false };
 
 /** A request the fast path may answer: its content key and its id. */
 export interface FastPathCandidate {
   key: string;
   id: string | number;
+  /** tools/list: an answer that no catalogue change alters. */
+  listsTools?: boolean;
 }
 
 export interface FastAnswer {
@@ -76,10 +79,11 @@ export class McpAnswerCache {
   readonly #clock: Clock;
   #bytes = 0;
   #snapshot: CatalogueSnapshot | undefined;
+  #centres: CatalogueSnapshot['centresById'] | undefined;
   #zones: string[] = [];
   #second = Number.NaN;
   #dates = '';
-  /** The next session start (ms) after the cache was last emptied. */
+  /** The first session start (ms) in any snapshot seen since the cache was last emptied. */
   #until = Number.NEGATIVE_INFINITY;
   /** How many times the cache was emptied: an answer is kept only if none happened while it was computed. */
   #generation = 0;
@@ -128,13 +132,24 @@ export class McpAnswerCache {
       const value = headers[name];
       key += `${value === undefined ? '' : Array.isArray(value) ? value.join(', ') : value}\n`;
     }
-    return { key: key + JSON.stringify(rest), id };
+    return { key: key + JSON.stringify(rest), id, listsTools: rest.method === 'tools/list' };
   }
 
   /** The kept answer to this content, with the caller's id; undefined when the SDK must answer. */
   lookup(candidate: FastPathCandidate): FastAnswer | undefined {
     this.#expire();
-    const entry = this.#entries.get(candidate.key);
+    let entry = this.#entries.get(candidate.key);
+    const snapshot = this.#catalogue.snapshot;
+    if (entry && entry.isoAt.length > 0 && entry.iso !== snapshot.updatedAtIso) {
+      // A new template in the old one's place: a kept answer, once made, is never altered.
+      const stamped = withUpdatedAt(entry, snapshot.updatedAtIso);
+      if (!stamped) this.#drop(candidate.key, entry);
+      entry = stamped;
+    }
+    if (entry && !stillValid(snapshot, entry.version, entry.scope)) {
+      this.#drop(candidate.key, entry);
+      entry = undefined;
+    }
     if (!entry) {
       this.misses++;
       return undefined;
@@ -152,14 +167,25 @@ export class McpAnswerCache {
     return { status: entry.status, headers: entry.headers, body };
   }
 
-  /** The `store` of this candidate, for the code that sends the SDK's answer. */
-  keeper(candidate: FastPathCandidate) {
+  /**
+   * The `store` of this candidate, for the code that sends the SDK's answer; `note` collects what
+   * its tool tells it drew on while the SDK answers (see answer-scope.ts).
+   */
+  keeper(candidate: FastPathCandidate, note?: AnswerNote) {
     const generation = this.#generation;
+    // Without a scope told, the answer holds for this version only (it may read a later one: then
+    // it is dropped at once, never served stale).
+    const version = this.#catalogue.snapshot.version;
     return (status: number, headers: [string, string][], body: string): void => {
       this.#expire();
-      // Computed before the snapshot, a date or a session's start turned: it may already be stale.
+      // Computed before a date or a session's start turned: it may already be stale.
       if (this.#generation !== generation) return;
-      this.store(candidate, status, headers, body);
+      const told = candidate.listsTools
+        ? { version, scope: NOTHING, updatedAtIso: '' }
+        : note?.scopes.length === 1
+          ? note.scopes[0]
+          : undefined;
+      this.store(candidate, status, headers, body, told ?? { version, scope: WHOLE, updatedAtIso: '' });
     };
   }
 
@@ -167,7 +193,17 @@ export class McpAnswerCache {
    * Keeps the SDK's answer to a candidate when it is a successful result whose id can be spliced:
    * `headers` as the SDK set them (content-length aside), `body` its exact text.
    */
-  store(candidate: FastPathCandidate, status: number, headers: [string, string][], body: string): boolean {
+  store(
+    candidate: FastPathCandidate,
+    status: number,
+    headers: [string, string][],
+    body: string,
+    drew: { version: number; scope: SearchScope; updatedAtIso: string } = {
+      version: this.#catalogue.snapshot.version,
+      scope: WHOLE,
+      updatedAtIso: '',
+    },
+  ): boolean {
     if (status !== 200) return false;
     const template = splitAtId(body, candidate.id);
     if (!template) return false;
@@ -175,23 +211,34 @@ export class McpAnswerCache {
     if (bytes > this.#limits.maxBytes / 16) return false;
     this.#expire();
     const previous = this.#entries.get(candidate.key);
-    if (previous) {
-      this.#entries.delete(candidate.key);
-      this.#bytes -= previous.bytes;
-    }
-    this.#entries.set(candidate.key, { status, headers: Object.fromEntries(headers), ...template, bytes });
+    if (previous) this.#drop(candidate.key, previous);
+    const isoAt = drew.updatedAtIso === '' ? [] : offsetsOf(template.prefix, drew.updatedAtIso);
+    this.#entries.set(candidate.key, {
+      status,
+      headers: Object.fromEntries(headers),
+      ...template,
+      bytes,
+      version: drew.version,
+      scope: drew.scope,
+      iso: drew.updatedAtIso,
+      isoAt,
+    });
     this.#bytes += bytes;
     while (this.#entries.size > this.#limits.maxEntries || this.#bytes > this.#limits.maxBytes) {
       const oldest = this.#entries.keys().next().value as string;
-      this.#bytes -= (this.#entries.get(oldest) as Template).bytes;
-      this.#entries.delete(oldest);
+      this.#drop(oldest, this.#entries.get(oldest) as Template);
     }
     return true;
   }
 
+  #drop(key: string, entry: Template): void {
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+  }
+
   /**
-   * Empties the cache when the catalogue snapshot or the date in any of its time zones has changed,
-   * or a session has started since.
+   * Empties the cache when the date in any of the catalogue's time zones has changed, or a session
+   * has started since (in any snapshot seen: a session added by a change may start first).
    */
   #expire(): void {
     const snapshot = this.#catalogue.snapshot;
@@ -199,12 +246,18 @@ export class McpAnswerCache {
     const second = Math.floor(now.getTime() / 1000);
     if (snapshot === this.#snapshot && second === this.#second) return;
     if (snapshot !== this.#snapshot) {
-      const zones = new Set([METROPOLITAN_TIME_ZONE]);
-      for (const centre of snapshot.centresById.values()) zones.add(centre.timeZone);
-      this.#zones = [...zones];
+      // Centres are shared by the snapshots of changes to sessions: their zones are read again
+      // only when they changed (14,000 centres at ten times the demo).
+      if (snapshot.centresById !== this.#centres) {
+        const zones = new Set([METROPOLITAN_TIME_ZONE]);
+        for (const centre of snapshot.centresById.values()) zones.add(centre.timeZone);
+        this.#zones = [...zones];
+        this.#centres = snapshot.centresById;
+      }
+      this.#until = Math.min(this.#until, startTurns(snapshot, now.getTime()).next);
     }
     const dates = this.#zones.map((zone) => dateIn(now, zone)).join(' ');
-    const changed = snapshot !== this.#snapshot || dates !== this.#dates || now.getTime() >= this.#until;
+    const changed = dates !== this.#dates || now.getTime() >= this.#until;
     this.#snapshot = snapshot;
     this.#second = second;
     this.#dates = dates;
@@ -228,27 +281,4 @@ export function answerCacheFor(
   const cache = app.config.mcpAnswerCache ? new McpAnswerCache(deps, tools) : undefined;
   app.decorate('mcpAnswerCache', cache);
   return cache;
-}
-
-/**
- * Splits a JSON-RPC answer around its top-level id: the SDK writes `{"result":…,"jsonrpc":"2.0","id":…}`.
- * Undefined when the body is not a successful, non-isError result for that id in that shape.
- */
-function splitAtId(body: string, id: string | number): { prefix: Buffer; suffix: Buffer } | undefined {
-  const tail = `,"id":${JSON.stringify(id)}}`;
-  if (!body.endsWith(tail)) return undefined;
-  let parsed: { result?: { isError?: unknown }; id?: unknown; error?: unknown };
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (parsed.id !== id || typeof parsed.result !== 'object' || parsed.result === null) return undefined;
-  if (parsed.result.isError === true || 'error' in parsed) return undefined;
-  const keys = Object.keys(parsed);
-  if (keys[keys.length - 1] !== 'id') return undefined;
-  return {
-    prefix: Buffer.from(body.slice(0, body.length - tail.length + ',"id":'.length)),
-    suffix: Buffer.from('}'),
-  };
 }

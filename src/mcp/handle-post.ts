@@ -5,6 +5,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AnswerNote, withAnswerNote } from './answer-scope.js';
 import type { ToolContext } from './context.js';
 import type { answerCacheFor } from './fast-path.js';
 import { jsonRpcError, parseJson, sendResponse } from './json-rpc.js';
@@ -89,7 +90,9 @@ export function mcpPostHandler({ ctx, modern, listens, endpoint, answers }: Post
       request.answeredAsRead = true;
       return reply.code(kept.status).headers(kept.headers).send(kept.body);
     }
-    const keep = fast && answers?.keeper(fast);
+    // What the tool tells it drew on, collected while the SDK answers (answer-scope.ts).
+    const note = fast ? new AnswerNote() : undefined;
+    const keep = fast && answers?.keeper(fast, note);
 
     const webRequest = webRequestOf(request, endpoint, text);
     const legacy = await isLegacyRequest(webRequest, parsedBody);
@@ -97,7 +100,7 @@ export function mcpPostHandler({ ctx, modern, listens, endpoint, answers }: Post
     const options = { ...(parsedBody === undefined ? {} : { parsedBody }), ...(authInfo ? { authInfo } : {}) };
     if (!legacy) {
       if (isListenRequest(parsedBody)) return listens.serve(request, reply, webRequest, options, parsedBody);
-      return sendResponse(reply, await modern.fetch(webRequest, options), keep);
+      return sendResponse(reply, await withAnswerNote(note, () => modern.fetch(webRequest, options)), keep);
     }
     const noSubscribe = subscribeRefusal(parsedBody);
     if (noSubscribe) return jsonRpcError(reply, 200, METHOD_NOT_FOUND, noSubscribe.message, noSubscribe.id);
@@ -111,7 +114,8 @@ export function mcpPostHandler({ ctx, modern, listens, endpoint, answers }: Post
     try {
       // An initialize-era revision says -32002 for an unknown resource (resource-not-found.ts).
       const legacyCodes = (body: string) => withLegacyResourceNotFound(parsedBody, body);
-      return await sendResponse(reply, await transport.handleRequest(webRequest, options), keep, legacyCodes);
+      const response = await withAnswerNote(note, () => transport.handleRequest(webRequest, options));
+      return await sendResponse(reply, response, keep, legacyCodes);
     } finally {
       void transport.close();
       void server.close();

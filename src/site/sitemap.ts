@@ -2,7 +2,7 @@ import { h } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import type { ArticleLibrary } from '../articles/articles.js';
 import { DEPARTMENTS } from '../catalogue/geography.js';
-import { type CatalogueSnapshot, firstOnOrAfter } from '../catalogue/read-model.js';
+import type { CatalogueSnapshot } from '../catalogue/read-model.js';
 import { centrePath, departmentPath, sessionPath } from '../web/components.js';
 
 const MAX_URLS = 50_000;
@@ -16,10 +16,10 @@ export function sitemapXml(baseUrl: string, snapshot: CatalogueSnapshot, article
   for (const a of articles.list({ limit: Number.MAX_SAFE_INTEGER })) paths.push(`/articles/${a.slug}`);
   for (const d of DEPARTMENTS) paths.push(departmentPath(d.code));
   for (const c of snapshot.centresBySlug.keys()) paths.push(centrePath(c));
-  const sessions = snapshot.sessions;
   // The protocol's limit per file; the catalogue is far below it (about 20,000 sessions a year).
-  for (let i = firstOnOrAfter(sessions, today); i < sessions.length && paths.length < MAX_URLS; i++) {
-    paths.push(sessionPath((sessions[i] as (typeof sessions)[number]).record.id));
+  for (const e of snapshot.sessions.onOrAfter(today)) {
+    if (paths.length >= MAX_URLS) break;
+    paths.push(sessionPath(e.record.id));
   }
   const urlset = h(
     'urlset',

@@ -24,6 +24,22 @@ describe('demo catalogue', () => {
     expect(generateDemoCatalogue({ today: TODAY, seed: 'other' }).centres[0]).not.toEqual(demo.centres[0]);
   });
 
+  it('multiplies centres and sessions by its scale, each centre keeping about its sessions, reproducibly', () => {
+    const twice = generateDemoCatalogue({ today: TODAY, scale: 2 });
+    expect(twice.centres.length / demo.centres.length).toBeCloseTo(2, 1);
+    expect(twice.sessions.length / demo.sessions.length).toBeCloseTo(2, 1);
+    expect(new Set(twice.centres.map((c) => c.slug)).size).toBe(twice.centres.length);
+    expect(new Set(twice.centres.map((c) => c.agrementNumber)).size).toBe(twice.centres.length);
+    expect(new Set(twice.sessions.map((s) => s.courseNumber)).size).toBe(twice.sessions.length);
+    const perCentre = (d: typeof demo) => {
+      const n = new Map<string, number>();
+      for (const s of d.sessions) n.set(s.centreId, (n.get(s.centreId) ?? 0) + 1);
+      return median([...n.values()]);
+    };
+    expect(Math.abs(perCentre(twice) - perCentre(demo))).toBeLessThanOrEqual(1);
+    expect(generateDemoCatalogue({ today: TODAY, scale: 2 })).toEqual(twice);
+  });
+
   it('spreads centres by population', () => {
     const per = (code: string) => demo.centres.filter((c) => c.deptCode === code).length;
     expect(per('59')).toBeGreaterThan(per('48') * 10); // Nord vs Lozère

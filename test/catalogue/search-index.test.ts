@@ -29,10 +29,10 @@ describe('indexed search agrees with a walk over every session', () => {
     // A day of the demo, mid-morning in Paris, on which some sessions have begun (in Paris, in La
     // Réunion) and others not yet (later ones, the Antilles'): the walk must tell them apart as the
     // reference does. The demo is dated from the real day, so the first such day is looked for.
-    const days = [...new Set(snapshot.sessions.map((e) => e.record.day1))].sort();
+    const days = [...new Set([...snapshot.sessions].map((e) => e.record.day1))].sort();
     const mixed = days.find((day) => {
       const at = startInstant(day, '09:10', 'Europe/Paris');
-      const ofDay = snapshot.sessions.filter((e) => e.record.day1 === day);
+      const ofDay = [...snapshot.sessions].filter((e) => e.record.day1 === day);
       return ofDay.some((e) => e.startsAt <= at) && ofDay.some((e) => e.startsAt > at);
     });
     expect(mixed, 'a day with sessions begun and not begun at 09:10 in Paris').toBeDefined();

@@ -14,8 +14,9 @@ export interface DemoOptions {
   centres?: number;
   sessions?: number;
   /**
-   * Sessions per centre multiplied by this, as parallel groups (a second room): `--scale 10` makes
-   * about 200,000 sessions for load tests. 1 gives the demo itself, unchanged.
+   * Centres and sessions multiplied by this, each centre with about as many sessions as in the demo:
+   * `--scale 10` makes about 14,000 centres and 200,000 sessions for load tests. 1 gives the demo
+   * itself, unchanged.
    */
   scale?: number;
 }
@@ -170,55 +171,53 @@ interface CentreSessions {
   centre: CentreRecord;
   count: number;
   median: number;
-  rooms: number;
 }
 
-/** `count` sessions of one centre per room, on days that neither repeat nor touch another of the room. */
+/** `count` sessions of one centre, on days that neither repeat nor touch another. */
 function generateCentreSessions(rnd: Random, c: CentreSessions, days: string[], today: string): SessionRecord[] {
   const sessions: SessionRecord[] = [];
   const schedule = rnd.weighted(SCHEDULES, (s) => s.weight);
-  for (let room = 0; room < c.rooms; room++) {
-    const taken = new Set<string>();
-    for (let k = 0; k < c.count; k++) {
-      let day1 = rnd.pick(days);
-      for (
-        let tries = 0;
-        tries < 20 && (taken.has(day1) || taken.has(addDays(day1, 1)) || taken.has(addDays(day1, -1)));
-        tries++
-      ) {
-        day1 = rnd.pick(days);
-      }
-      if (taken.has(day1)) continue;
-      taken.add(day1);
-      const capacity = rnd.weighted(CAPACITIES, (x) => x.weight).value;
-      sessions.push({
-        id: rnd.uuid(),
-        centreId: c.centre.id,
-        courseNumber: `${c.centre.agrementNumber}-${day1.replaceAll('-', '')}${room > 0 ? `-${room + 1}` : ''}`,
-        day1,
-        day2: addDays(day1, 1),
-        // Most centres keep one timetable; a few sessions differ.
-        ...(rnd.next() < 0.9 ? { startTime: schedule.start, endTime: schedule.end } : pickSchedule(rnd)),
-        priceCents: price(rnd, c.median) * 100,
-        capacity,
-        spotsAvailable: spotsLeft(rnd, capacity, daysBetween(today, day1)),
-      });
+  const taken = new Set<string>();
+  for (let k = 0; k < c.count; k++) {
+    let day1 = rnd.pick(days);
+    for (
+      let tries = 0;
+      tries < 20 && (taken.has(day1) || taken.has(addDays(day1, 1)) || taken.has(addDays(day1, -1)));
+      tries++
+    ) {
+      day1 = rnd.pick(days);
     }
+    if (taken.has(day1)) continue;
+    taken.add(day1);
+    const capacity = rnd.weighted(CAPACITIES, (x) => x.weight).value;
+    sessions.push({
+      id: rnd.uuid(),
+      centreId: c.centre.id,
+      courseNumber: `${c.centre.agrementNumber}-${day1.replaceAll('-', '')}`,
+      day1,
+      day2: addDays(day1, 1),
+      // Most centres keep one timetable; a few sessions differ.
+      ...(rnd.next() < 0.9 ? { startTime: schedule.start, endTime: schedule.end } : pickSchedule(rnd)),
+      priceCents: price(rnd, c.median) * 100,
+      capacity,
+      spotsAvailable: spotsLeft(rnd, capacity, daysBetween(today, day1)),
+    });
   }
   return sessions;
 }
 
 /**
  * Builds a realistic, fictitious catalogue from real reference geography: about 1,400 centres
- * spread over the 101 departments by population and about 20,000 sessions over the next year.
- * The same seed and day always give the same catalogue.
+ * spread over the 101 departments by population and about 20,000 sessions over the next year
+ * (both times `scale`). The same seed, day and scale always give the same catalogue.
  */
 export function generateDemoCatalogue(options: DemoOptions): CatalogueData {
   const rnd = new Random(`${options.seed ?? DEMO_SEED}:${options.today}`);
-  const sessionTarget = options.sessions ?? 20_000;
+  const scale = options.scale ?? 1;
+  const sessionTarget = (options.sessions ?? 20_000) * scale;
   const { towns: allTowns, deptPopulation } = loadTowns();
   const departments = new Map(DEPARTMENTS.map((d) => [d.code, d]));
-  const perDept = centresPerDepartment(options.centres ?? 1400, deptPopulation);
+  const perDept = centresPerDepartment((options.centres ?? 1400) * scale, deptPopulation);
   const year = Number(options.today.slice(0, 4));
   const { centres, centrePopulation } = generateCentres(rnd, perDept, townsByDepartment(allTowns), year);
 
@@ -234,7 +233,6 @@ export function generateDemoCatalogue(options: DemoOptions): CatalogueData {
       centre,
       count: Math.max(1, Math.round((sessionTarget * (weights[index] as number)) / weightSum)),
       median: region === ILE_DE_FRANCE ? 255 : overseas ? 235 : 222,
-      rooms: options.scale ?? 1,
     };
     sessions.push(...generateCentreSessions(rnd, c, days, options.today));
   });

@@ -7,7 +7,7 @@ import {
   sessionEntry,
 } from './entries.js';
 import type { Indexes } from './indexes.js';
-import { updateGroups, updateSorted } from './sorted-lists.js';
+import { groupChanges, updateGroups } from './sorted-lists.js';
 import type { UrlBuilder } from './url-builder.js';
 
 /** What one catalogue version (or a run of them) changed, as the database now holds it. */
@@ -29,7 +29,8 @@ const SLICE = 1000;
 /**
  * The indexes of `previous` with `delta` applied, as steps of about SLICE changed sessions each (an
  * import of 5,000 sessions took 80 ms in one go): re-serialises only the changed sessions and
- * copies only the lists they sit in; every untouched list, map and shard is shared. `previous` is
+ * copies only the lists (and chunks of the list of all) they sit in; every untouched list, chunk,
+ * map and shard is shared. `previous` is
  * immutable, so the steps may run across turns of the event loop.
  */
 export function* applySteps(previous: Indexes, delta: CatalogueDelta, urls: UrlBuilder): Generator<void, Indexes> {
@@ -39,9 +40,14 @@ export function* applySteps(previous: Indexes, delta: CatalogueDelta, urls: UrlB
   const deptVersions = new Map(previous.deptVersions);
   for (const code of touchedDepts) deptVersions.set(code, delta.version);
   return {
-    sessions: updateSorted(previous.sessions, removed, added),
+    sessions: previous.sessions.with(removed, added),
     sessionsByDept: updateGroups(previous.sessionsByDept, removed, added, (e) => e.centre.view.deptCode),
-    sessionsByCentre: updateGroups(previous.sessionsByCentre, removed, added, (e) => e.record.centreId),
+    sessionsByCentre:
+      removed.length + added.length > 0
+        ? previous.sessionsByCentre.with(
+            groupChanges(previous.sessionsByCentre, removed, added, (e) => e.record.centreId),
+          )
+        : previous.sessionsByCentre,
     sessionsById: byIdChanges.size > 0 ? previous.sessionsById.with(byIdChanges) : previous.sessionsById,
     centresById,
     centresBySlug,

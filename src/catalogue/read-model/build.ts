@@ -7,6 +7,7 @@ import {
   sessionEntry,
 } from './entries.js';
 import type { Indexes } from './indexes.js';
+import { SessionChunks } from './session-chunks.js';
 import { compareSessions } from './session-order.js';
 import { ShardedMap } from './sharded-map.js';
 import { groupBy } from './sorted-lists.js';
@@ -52,9 +53,9 @@ export function* buildSteps(
   const sessionsById = ShardedMap.from(all.map((e) => [e.record.id, e] as const));
   yield;
   const sessionsByDept = groupBy(listed, (e) => e.centre.view.deptCode);
-  const sessionsByCentre = groupBy(listed, (e) => e.record.centreId);
+  const sessionsByCentre = ShardedMap.from(groupBy(listed, (e) => e.record.centreId));
   return {
-    sessions: listed,
+    sessions: SessionChunks.of(listed),
     sessionsByDept,
     sessionsByCentre,
     sessionsById,

@@ -1,12 +1,13 @@
 import type { CentreEntry, SessionEntry } from './entries.js';
+import type { SessionChunks } from './session-chunks.js';
 import type { ShardedMap } from './sharded-map.js';
 
 /** What a snapshot indexes: built whole (build.ts) or derived from the previous one (apply.ts). */
 export interface Indexes {
-  /** Scheduled sessions (no cancelled one), in session order. */
-  readonly sessions: readonly SessionEntry[];
+  /** Scheduled sessions (no cancelled one), in session order, in chunks that snapshots share. */
+  readonly sessions: SessionChunks;
   readonly sessionsByDept: ReadonlyMap<string, readonly SessionEntry[]>;
-  readonly sessionsByCentre: ReadonlyMap<string, readonly SessionEntry[]>;
+  readonly sessionsByCentre: ShardedMap<readonly SessionEntry[]>;
   /** Every session, cancelled ones included. */
   readonly sessionsById: ShardedMap<SessionEntry>;
   readonly centresById: ReadonlyMap<string, CentreEntry>;

@@ -54,14 +54,16 @@ export function updateSorted(
   return out;
 }
 
-/** A copy of grouped sorted lists with the changes applied; untouched groups are shared. */
-export function updateGroups(
-  groups: ReadonlyMap<string, readonly SessionEntry[]>,
+/**
+ * The groups of sorted lists that the changes alter, each with its new list (undefined when it
+ * ends empty): what to put in a copy of the groups, whose untouched lists are shared.
+ */
+export function groupChanges(
+  groups: { get(key: string): readonly SessionEntry[] | undefined },
   removed: readonly SessionEntry[],
   added: readonly SessionEntry[],
   key: (e: SessionEntry) => string,
-): ReadonlyMap<string, readonly SessionEntry[]> {
-  if (removed.length === 0 && added.length === 0) return groups;
+): Map<string, readonly SessionEntry[] | undefined> {
   const changes = new Map<string, { removed: SessionEntry[]; added: SessionEntry[] }>();
   const slot = (k: string) => {
     let c = changes.get(k);
@@ -73,11 +75,26 @@ export function updateGroups(
   };
   for (const r of removed) slot(key(r)).removed.push(r);
   for (const a of added) slot(key(a)).added.push(a);
-  const out = new Map(groups);
+  const out = new Map<string, readonly SessionEntry[] | undefined>();
   for (const [k, c] of changes) {
     const next = updateSorted(groups.get(k) ?? [], c.removed, c.added);
-    if (next.length === 0) out.delete(k);
-    else out.set(k, next);
+    out.set(k, next.length === 0 ? undefined : next);
+  }
+  return out;
+}
+
+/** A copy of grouped sorted lists with the changes applied; untouched groups are shared. */
+export function updateGroups(
+  groups: ReadonlyMap<string, readonly SessionEntry[]>,
+  removed: readonly SessionEntry[],
+  added: readonly SessionEntry[],
+  key: (e: SessionEntry) => string,
+): ReadonlyMap<string, readonly SessionEntry[]> {
+  if (removed.length === 0 && added.length === 0) return groups;
+  const out = new Map(groups);
+  for (const [k, list] of groupChanges(groups, removed, added, key)) {
+    if (list === undefined) out.delete(k);
+    else out.set(k, list);
   }
   return out;
 }

@@ -1,11 +1,13 @@
 import type { CityMatcher, Origin } from '../locations.js';
 import { distanceKm, locationKey, matchesCity } from '../locations.js';
-import type { CatalogueSnapshot, SessionEntry } from '../read-model.js';
+import type { CentreEntry } from '../read-model.js';
 
-/** A centre and its sessions (sorted like every session list), as candidates of a search. */
-export interface CentreSessions {
+/**
+ * A centre as a candidate of a search: what location filters compare. Its sessions are the
+ * snapshot's (sessionsByCentre), looked up once the centres are picked.
+ */
+export interface CandidateCentre {
   readonly id: string;
-  readonly sessions: readonly SessionEntry[];
   readonly cityKey: string;
   readonly regionKey: string;
   readonly deptCode: string;
@@ -14,11 +16,10 @@ export interface CentreSessions {
   readonly lng: number;
 }
 
-/** Every centre of a snapshot with its sessions: built on a snapshot's first search that names a place. */
-export function centreSessionsOf(snapshot: CatalogueSnapshot): CentreSessions[] {
-  return [...snapshot.centresById.values()].map((c) => ({
+/** Every centre of a catalogue as candidates: built on the first search that names a place. */
+export function candidateCentresOf(centresById: ReadonlyMap<string, CentreEntry>): CandidateCentre[] {
+  return [...centresById.values()].map((c) => ({
     id: c.view.id,
-    sessions: snapshot.sessionsByCentre.get(c.view.id) ?? [],
     // "St-Étienne" as a centre's town matches "saint etienne" too.
     cityKey: locationKey(c.view.city),
     regionKey: c.regionKey,
@@ -41,7 +42,7 @@ export interface LocationFilters {
 
 /** The centres a search's location filters picked. Immutable, shared by the searches with the same filters. */
 export interface PickedCentres {
-  readonly centres: readonly CentreSessions[];
+  readonly centres: readonly CandidateCentre[];
   /** Their departments. */
   readonly depts: readonly string[];
   /** With near: each centre's distance in metres. */
@@ -56,7 +57,7 @@ export function locationFiltersKey(f: LocationFilters): string {
 }
 
 /** The centres matching the location filters, with their distance in metres from the origin. */
-export function pickCentres(centres: readonly CentreSessions[], f: LocationFilters): PickedCentres {
+export function pickCentres(centres: readonly CandidateCentre[], f: LocationFilters): PickedCentres {
   const { dept, city, regionNeedle, origin, radius } = f;
   const metres = new Map<string, number>();
   const picked = centres.filter((c) => {

@@ -28,18 +28,18 @@ export function datePage(
         ),
       )
     : starts;
-  return firstInOrder(exact, lists, columns, firsts, ends, need, matches);
+  return firstInOrder(exact, walked, firsts, ends, need, matches);
 }
 
 /**
  * The first `need` sessions that `matches`, in session order, from `firsts` up to `ends` in each
  * list: a k-way merge over a binary heap of the lists' next matches, keyed by their order keys
- * (a list skips its own non-matching sessions before it goes back in the heap).
+ * (a list skips its own non-matching sessions before it goes back in the heap). Sequential lists
+ * are read in turn.
  */
 function firstInOrder(
   exact: boolean,
-  lists: readonly (readonly SessionEntry[])[],
-  columns: readonly Columns[],
+  { lists, columns, sequential }: Lists,
   firsts: Int32Array,
   ends: Int32Array,
   need: number,
@@ -55,9 +55,11 @@ function firstInOrder(
     at[k] = i;
     return i < hi;
   };
-  if (lists.length === 1) {
-    const list = lists[0] as readonly SessionEntry[];
-    while (page.length < need && next(0)) page.push(list[(at[0] as number)++] as SessionEntry);
+  if (lists.length === 1 || sequential) {
+    for (let k = 0; k < lists.length && page.length < need; k++) {
+      const list = lists[k] as readonly SessionEntry[];
+      while (page.length < need && next(k)) page.push(list[(at[k] as number)++] as SessionEntry);
+    }
     return page;
   }
   // The heap holds list numbers; a list's current session is at[k].

@@ -1,7 +1,7 @@
 import type { Columns, ListColumns } from '../list-columns.js';
 import type { CatalogueSnapshot, SessionEntry } from '../read-model.js';
 import type { SearchQuery } from '../schemas.js';
-import type { CentreSessions, LocationFilters, PickedCentres } from './centres.js';
+import type { CandidateCentre, LocationFilters, PickedCentres } from './centres.js';
 
 export type Sort = NonNullable<SearchQuery['sort']>;
 
@@ -9,6 +9,8 @@ export type Sort = NonNullable<SearchQuery['sort']>;
 export interface Lists {
   readonly lists: readonly (readonly SessionEntry[])[];
   readonly columns: readonly Columns[];
+  /** Set when the lists follow one another in session order (the chunks of the list of all): read in turn, not merged. */
+  readonly sequential?: boolean;
 }
 
 /** Which lists a search walks, in session order, and how to read them. Immutable once made. */
@@ -27,7 +29,7 @@ export interface WalkPlan extends Lists {
 /**
  * The lists of a search without a place to pick centres by: a region is a set of departments,
  * merged through their lists (at most 13) rather than its centres'; a department walks its list;
- * no filter walks every session.
+ * no filter walks every session, chunk after chunk.
  */
 export function planWithoutCentres(
   snapshot: CatalogueSnapshot,
@@ -39,14 +41,23 @@ export function planWithoutCentres(
     const lists = regionDepts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
     return listsPlan(lists, of, regionDepts);
   }
-  const lists = [dept ? (snapshot.sessionsByDept.get(dept) ?? []) : snapshot.sessions];
-  return listsPlan(lists, of, dept ? [dept] : 'all');
+  if (dept) return listsPlan([snapshot.sessionsByDept.get(dept) ?? []], of, [dept]);
+  // Its chunks' columns looked up once per snapshot, not per search (some 200 at ten times the demo).
+  return snapshot.derived.get(ALL, () => listsPlan(snapshot.sessions.chunks, of, 'all', true));
 }
 
-function listsPlan(lists: readonly (readonly SessionEntry[])[], of: ListColumns, depts: WalkPlan['depts']): WalkPlan {
+const ALL = Symbol('the plan of every session');
+
+function listsPlan(
+  lists: readonly (readonly SessionEntry[])[],
+  of: ListColumns,
+  depts: WalkPlan['depts'],
+  sequential = false,
+): WalkPlan {
   return {
     lists,
     columns: lists.map((l) => of.of(l)),
+    sequential,
     listMetres: undefined,
     centreMask: undefined,
     metresByCentre: undefined,
@@ -76,11 +87,11 @@ export function planOfPicked(
     sort === 'distance'
       ? [...picked.centres].sort((a, b) => (metres.get(a.id) as number) - (metres.get(b.id) as number))
       : picked.centres;
-  const lists = ordered.map((c) => c.sessions);
+  const lists = ordered.map((c) => sessionsOf(snapshot, c));
   return {
     lists,
     columns: lists.map((l) => snapshot.columns.of(l)),
-    listMetres: ordered.map((c: CentreSessions) => metres.get(c.id) ?? 0),
+    listMetres: ordered.map((c: CandidateCentre) => metres.get(c.id) ?? 0),
     centreMask: undefined,
     metresByCentre,
     depts,
@@ -104,12 +115,19 @@ function departmentWalk(
 ): (Lists & { centreMask: Uint8Array }) | null {
   if (picked.centres.length <= WALK_DEPARTMENTS_FROM) return null;
   const lists = picked.depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
-  const own = picked.centres.reduce((n, c) => n + c.sessions.length, 0);
+  const own = picked.centres.reduce((n, c) => n + sessionsOf(snapshot, c).length, 0);
   if (lists.reduce((n, l) => n + l.length, 0) > DEPARTMENT_SESSIONS_PER_PICKED * own) return null;
   const indexes = picked.centres.map((c) => snapshot.columns.centreIndex(c.id));
   const centreMask = new Uint8Array(Math.max(...indexes) + 1);
   for (const i of indexes) centreMask[i] = 1;
   return { lists, columns: lists.map((l) => snapshot.columns.of(l)), centreMask };
+}
+
+const NONE: readonly SessionEntry[] = [];
+
+/** A centre's listed sessions in the snapshot. */
+function sessionsOf(snapshot: CatalogueSnapshot, c: CandidateCentre): readonly SessionEntry[] {
+  return snapshot.sessionsByCentre.get(c.id) ?? NONE;
 }
 
 /** A rough size of a plan, for the snapshot's cache: the lists and columns themselves are the snapshot's. */

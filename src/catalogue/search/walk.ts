@@ -1,5 +1,5 @@
 import { addDays } from '../../core/clock.js';
-import { type Columns, firstAfterDay, firstOnOrAfterDay } from '../list-columns.js';
+import { type Columns, dayNumber, firstAfterDay, firstOnOrAfterDay } from '../list-columns.js';
 import type { SessionEntry } from '../read-model.js';
 import type { SearchQuery } from '../schemas.js';
 import type { WalkPlan } from './plan.js';
@@ -29,12 +29,16 @@ export function boundsOf(exact: boolean, plan: WalkPlan, from: string, to: strin
   const ends = new Int32Array(n);
   const unbegun = new Int32Array(n);
   const sure = addDays(today, 2);
+  // Each day read once, not once per list (the list of all is some 200 chunks at ten times the demo).
+  const fromDay = dayNumber(from);
+  const toDay = to === undefined ? Number.NaN : dayNumber(to);
+  const sureDay = dayNumber(sure);
   for (let k = 0; k < n; k++) {
     const list = lists[k] as readonly SessionEntry[];
     const c = columns[k] as Columns;
-    starts[k] = firstOnOrAfterDay(exact, list, c, from);
-    ends[k] = to === undefined ? list.length : firstAfterDay(exact, list, c, to);
-    unbegun[k] = sure > from ? firstOnOrAfterDay(exact, list, c, sure) : (starts[k] as number);
+    starts[k] = firstOnOrAfterDay(exact, list, c, from, fromDay);
+    ends[k] = to === undefined ? list.length : firstAfterDay(exact, list, c, to, toDay);
+    unbegun[k] = sure > from ? firstOnOrAfterDay(exact, list, c, sure, sureDay) : (starts[k] as number);
   }
   return { starts, ends, unbegun };
 }

@@ -4,7 +4,8 @@ import { dateIn, systemClock } from '../../core/clock.js';
 import { type Command, DATE, UsageError } from '../command.js';
 
 export const demo: Command = {
-  summary: 'Replace the whole catalogue with a freshly generated demo catalogue (--scale 10: ten times the sessions).',
+  summary:
+    'Replace the whole catalogue with a freshly generated demo catalogue (--scale 10: ten times the centres and sessions).',
   usage: 'demo [--seed TEXT] [--today YYYY-MM-DD] [--scale N]',
   options: { seed: { type: 'string' }, today: { type: 'string' }, scale: { type: 'string' } },
   async run(database, values) {

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ARTICLE_TOPICS, ArticleSchema, ArticleSummarySchema } from '../../articles/articles.js';
 import { argumentsObject, choiceField, countField, optionalTextField, textField } from '../../catalogue/fields.js';
+import { tellAnswerScope } from '../answer-scope.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { iconsOf } from '../icons.js';
@@ -23,6 +24,11 @@ const GetInput = argumentsObject({
   slug: textField('slug', 200, 'an article slug, as given by list_articles').describe('Slug, from list_articles.'),
 });
 
+/** The articles are read once at start: no catalogue change alters an answer about them. */
+function tellArticlesOnly(ctx: ToolContext): void {
+  tellAnswerScope({ version: ctx.catalogue.snapshot.version, scope: { depts: [], centres: false }, updatedAtIso: '' });
+}
+
 export function registerArticleTools(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'list_articles',
@@ -37,6 +43,7 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
       annotations: READ_ONLY,
     },
     async ({ topic, query, limit }) => {
+      tellArticlesOnly(ctx);
       const articles = ctx.articles.list({ topic, query, limit });
       const text =
         articles.length === 0
@@ -58,6 +65,7 @@ export function registerArticleTools(server: McpServer, ctx: ToolContext): void 
       annotations: READ_ONLY,
     },
     async ({ slug }) => {
+      tellArticlesOnly(ctx);
       const article = ctx.articles.get(slug.toLowerCase());
       if (!article)
         return toolError(`No article has the slug "${slug}". Use list_articles to see the available slugs.`);

@@ -4,6 +4,7 @@ import { argumentsObject, countField, flagField, textField } from '../../catalog
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { CentreSchema, StageSessionSchema } from '../../catalogue/schemas.js';
 import { firstUpcoming } from '../../catalogue/session-status.js';
+import { tellAnswerScope } from '../answer-scope.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_HINT, BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { sessionLine } from '../format.js';
@@ -45,6 +46,12 @@ export function centreDetails(
   const key = idOrSlug.toLowerCase();
   const centre = snapshot.centresById.get(key) ?? snapshot.centresBySlug.get(key);
   if (!centre) return undefined;
+  // The centre (any centre's change may give its slug to another) and its department's sessions.
+  tellAnswerScope({
+    version: snapshot.version,
+    scope: { depts: [centre.view.deptCode], centres: true },
+    updatedAtIso: '',
+  });
   const all = snapshot.sessionsByCentre.get(centre.view.id) ?? [];
   const upcoming = all
     .slice(firstUpcoming(all, ctx.clock.now().getTime()))

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { SEARCHABLE_CHARACTER_LITERAL } from '../../catalogue/fields.js';
 import { SearchQuerySchema, type StageList, StageListSchema } from '../../catalogue/schemas.js';
 import { SearchArgumentError, type SearchResult, searchStages } from '../../catalogue/search.js';
+import { tellAnswerScope } from '../answer-scope.js';
 import { cachedJsonSchema } from '../cached-json-schema.js';
 import { BOOKING_HINT, BOOKING_NOTE, READ_ONLY, result, type ToolContext, toolError } from '../context.js';
 import { sessionLine } from '../format.js';
@@ -28,6 +29,8 @@ export function registerSearchStages(server: McpServer, ctx: ToolContext): void 
         if (err instanceof SearchArgumentError) return toolError(`Invalid argument ${err.message}`);
         throw err;
       }
+      // Drawn from the same departments as REST's answer to the same search: kept as long.
+      tellAnswerScope({ version: snapshot.version, scope: found.scope, updatedAtIso: snapshot.updatedAtIso });
       const distances = found.distances;
       const list: StageList = {
         object: 'list',
