@@ -23,7 +23,7 @@ export async function registerAlerts(app: FastifyInstance, options: { guard: For
   if (!sendsMail(app.config.mail)) return;
   const site = siteInfo(app.config);
   const db = app.database.db;
-  onCatalogueWrite(db, 'alerts', (tx, since) => recordFreedPlaces(tx, since, app.catalogue.snapshot, app.clock.now()));
+  onCatalogueWrite(db, 'alerts', (tx) => recordFreedPlaces(tx, app.catalogue.snapshot, app.clock.now()));
   registerAlertMatching(app, { baseUrl: site.baseUrl, platformName: site.name });
 
   sweepEvery(app, PURGE_EVERY_MS, (now) => purgeAlerts(db, now), 'alerts: could not delete ended alerts');

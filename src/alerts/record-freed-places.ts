@@ -1,6 +1,6 @@
 import { and, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
-import { alerts, catalogueChanges, catalogueState, reservations, stageSessions } from '../db/schema.js';
+import { alerts, catalogueChangesPending, catalogueState, reservations, stageSessions } from '../db/schema.js';
 import type { Tx } from '../db/write.js';
 import { enqueue } from '../jobs/enqueue.js';
 
@@ -15,7 +15,7 @@ export const ALERT_MATCH_JOB = 'alert-match';
  * compares with this instance's read model, which holds the catalogue as it was before the write.
  * The payload holds session ids and the catalogue version only.
  */
-export async function recordFreedPlaces(tx: Tx, sinceVersion: number, snapshot: CatalogueSnapshot, now: Date) {
+export async function recordFreedPlaces(tx: Tx, snapshot: CatalogueSnapshot, now: Date) {
   // No alert to tell: one indexed query, and nothing more.
   const [any] = await tx
     .select({ id: alerts.id })
@@ -25,9 +25,9 @@ export async function recordFreedPlaces(tx: Tx, sinceVersion: number, snapshot: 
   if (!any) return;
   const changed = await tx
     .selectDistinct({ id: stageSessions.id, spots: stageSessions.spotsAvailable, status: stageSessions.status })
-    .from(catalogueChanges)
-    .innerJoin(stageSessions, eq(stageSessions.id, catalogueChanges.id))
-    .where(and(gt(catalogueChanges.version, sinceVersion), eq(catalogueChanges.entity, 'session')));
+    .from(catalogueChangesPending)
+    .innerJoin(stageSessions, eq(stageSessions.id, catalogueChangesPending.id))
+    .where(eq(catalogueChangesPending.entity, 'session'));
   const cancelled = await tx
     .selectDistinct({ id: reservations.sessionId })
     .from(reservations)
@@ -43,5 +43,7 @@ export async function recordFreedPlaces(tx: Tx, sinceVersion: number, snapshot: 
     .select({ version: catalogueState.version })
     .from(catalogueState)
     .where(eq(catalogueState.id, 1));
-  await enqueue(tx, ALERT_MATCH_JOB, { sessionIds: [...gained].sort(), version: state?.version ?? 0 });
+  // The write takes its version at COMMIT (db/write.ts): the next one is the least it can be, and
+  // the job waits for the catalogue's version as it finds it (match.ts), which holds the write.
+  await enqueue(tx, ALERT_MATCH_JOB, { sessionIds: [...gained].sort(), version: (state?.version ?? 0) + 1 });
 }

@@ -20,7 +20,7 @@ export async function registerWebhooks(
   } = {},
 ): Promise<void> {
   const { config, clock } = app;
-  onCatalogueWrite(app.database.db, 'webhooks', (tx, since) => recordWebhookEvents(tx, since, clock));
+  onCatalogueWrite(app.database.db, 'webhooks', (tx) => recordWebhookEvents(tx, clock));
 
   let count: ((outcome: DeliveryOutcome) => void) | undefined;
   if (app.metrics) {

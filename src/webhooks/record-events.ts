@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Clock } from '../core/clock.js';
-import { catalogueChanges, reservations, stageSessions, webhookSubscriptions } from '../db/schema.js';
+import { catalogueChangesPending, reservations, stageSessions, webhookSubscriptions } from '../db/schema.js';
 import type { Tx } from '../db/write.js';
 import { enqueueMany } from '../jobs/enqueue.js';
 import { type DeliveryPayload, orderingKey, WEBHOOK_JOB, type WebhookEventType } from './events.js';
@@ -44,7 +44,7 @@ function reservationEvent(r: {
  * ordered and given up on by themselves, so a receiver that is down holds back no other.
  * Reservation events come before their session's `session.changed` (a booking takes a place).
  */
-export async function recordWebhookEvents(tx: Tx, sinceVersion: number, clock: Clock): Promise<void> {
+export async function recordWebhookEvents(tx: Tx, clock: Clock): Promise<void> {
   // Nobody subscribed: nothing to read (the usual case costs one indexed query).
   const [any] = await tx
     .select({ id: webhookSubscriptions.id })
@@ -69,9 +69,9 @@ export async function recordWebhookEvents(tx: Tx, sinceVersion: number, clock: C
     .orderBy(reservations.createdAt, reservations.id);
   const changedSessions = await tx
     .selectDistinct({ sessionId: stageSessions.id, centreId: stageSessions.centreId })
-    .from(catalogueChanges)
-    .innerJoin(stageSessions, eq(stageSessions.id, catalogueChanges.id))
-    .where(and(gt(catalogueChanges.version, sinceVersion), eq(catalogueChanges.entity, 'session')))
+    .from(catalogueChangesPending)
+    .innerJoin(stageSessions, eq(stageSessions.id, catalogueChangesPending.id))
+    .where(eq(catalogueChangesPending.entity, 'session'))
     .orderBy(stageSessions.id);
   const events: ChangeEvent[] = [
     ...changedReservations.map((r) => ({
