@@ -62,6 +62,8 @@ export interface AppDeps {
    * certificate). Deliberately not a configuration variable: production cannot set it by mistake.
    */
   clientDocumentsCa?: string;
+  /** Tests only: the event loop's lag as the admission of reads sees it (http/read-shedding.ts). */
+  eventLoopLag?: () => number;
 }
 
 /**
@@ -93,6 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     knownTools: MCP_TOOL_NAMES,
     htmlErrorPage,
     higherTier: upgradeHint(config.publicBaseUrl).higherTier,
+    eventLoopLag: deps.eventLoopLag,
   });
   // Background work: the durable jobs' worker, and the email outbox's sender on it.
   await registerJobs(app);
