@@ -7,6 +7,10 @@ import { enqueue } from '../jobs/enqueue.js';
 /** The jobs table's kind of an alert match: the sessions of one catalogue write that gained places or appeared. */
 export const ALERT_MATCH_JOB = 'alert-match';
 
+/** Whether some confirmed alert runs at `now`: otherwise a write has none to tell (one indexed lookup). */
+export const anyRunningAlert = (now: Date) =>
+  sql`exists (select 1 from ${alerts} where ${and(isNotNull(alerts.confirmedAt), gt(alerts.endsAt, now))})`;
+
 /**
  * At the end of every catalogue write, in its transaction (a CatalogueWriteHook, db/write.ts):
  * when some confirmed alert runs, the sessions this write freed a place on (a cancellation, by any
@@ -15,14 +19,7 @@ export const ALERT_MATCH_JOB = 'alert-match';
  * compares with this instance's read model, which holds the catalogue as it was before the write.
  * The payload holds session ids and the catalogue version only.
  */
-export async function recordFreedPlaces(tx: Tx, snapshot: CatalogueSnapshot, now: Date) {
-  // No alert to tell: one indexed query, and nothing more.
-  const [any] = await tx
-    .select({ id: alerts.id })
-    .from(alerts)
-    .where(and(isNotNull(alerts.confirmedAt), gt(alerts.endsAt, now)))
-    .limit(1);
-  if (!any) return;
+export async function recordFreedPlaces(tx: Tx, snapshot: CatalogueSnapshot) {
   const changed = await tx
     .selectDistinct({ id: stageSessions.id, spots: stageSessions.spotsAvailable, status: stageSessions.status })
     .from(catalogueChangesPending)

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from './connect.js';
 import { pgError, refusalFor } from './pg-error.js';
 
@@ -9,9 +9,13 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
  * Runs at the end of every catalogue write, in its transaction, after the write's own work: the
  * rows it changed are in catalogue_changes_pending (its own only; they take their version at
  * COMMIT, migration 0027). What a change causes elsewhere (a webhook's events) is then written
- * with it, whichever door made it.
+ * with it, whichever door made it. `wanted` says whether there is anyone to tell at all (a
+ * subscription, an alert): read with the write's first statement, it costs no round trip of its own.
  */
-export type CatalogueWriteHook = (tx: Tx) => Promise<void>;
+export interface CatalogueWriteHook {
+  wanted: () => SQL;
+  run: (tx: Tx) => Promise<void>;
+}
 
 // Per database handle, by name: an app registers its hooks on the database it was given, and a
 // second app on the same handle (tests) replaces them rather than running them twice.
@@ -34,13 +38,21 @@ export function onCatalogueWrite(db: Db, name: string, hook: CatalogueWriteHook)
  * Constraint violations come out as WriteRefused (db/pg-error.ts).
  */
 export async function catalogueWrite<T>(db: Db, run: (tx: Tx) => Promise<T>): Promise<T> {
+  const hooks = [...(writeHooks.get(db)?.values() ?? [])];
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(async (tx) => {
-        await tx.execute(sql`select set_config('catalogue.deferred', 'on', true)`);
+        // Read at the write's start rather than its end: a subscription or an alert made while the
+        // write runs is as concurrent with it either way.
+        const [wanted] = (
+          (await tx.execute(
+            sql`select set_config('catalogue.deferred', 'on', true)${sql.join(
+              hooks.map((h, i) => sql`, (${h.wanted()}) as ${sql.identifier(`h${i}`)}`),
+            )}`,
+          )) as unknown as { rows: Record<string, unknown>[] }
+        ).rows;
         const result = await run(tx);
-        const hooks = writeHooks.get(db);
-        if (hooks) for (const hook of hooks.values()) await hook(tx);
+        for (const [i, hook] of hooks.entries()) if (wanted?.[`h${i}`] === true) await hook.run(tx);
         return result;
       });
     } catch (err) {

@@ -36,6 +36,10 @@ function reservationEvent(r: {
   return 'reservation.changed';
 }
 
+/** Whether anyone subscribed: otherwise a write has no event to record (one indexed lookup). */
+export const anySubscription = () =>
+  sql`exists (select 1 from ${webhookSubscriptions} where ${webhookSubscriptions.disabledAt} is null)`;
+
 /**
  * The webhook events of one catalogue write, written in its transaction (a CatalogueWriteHook,
  * db/write.ts): so whatever door changed a session or a reservation — admin API, import, the
@@ -45,13 +49,6 @@ function reservationEvent(r: {
  * Reservation events come before their session's `session.changed` (a booking takes a place).
  */
 export async function recordWebhookEvents(tx: Tx, clock: Clock): Promise<void> {
-  // Nobody subscribed: nothing to read (the usual case costs one indexed query).
-  const [any] = await tx
-    .select({ id: webhookSubscriptions.id })
-    .from(webhookSubscriptions)
-    .where(sql`${webhookSubscriptions.disabledAt} is null`)
-    .limit(1);
-  if (!any) return;
   const changedReservations = await tx
     .select({
       id: reservations.id,
