@@ -3,7 +3,6 @@ import { type Clock, systemClock } from '../core/clock.js';
 import type { Database } from '../db/connect.js';
 import { pruneChangeHistory } from '../history/prune.js';
 import { approvalEnded } from './approval.js';
-import { readFewChanges } from './read-few-changes.js';
 import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuilder } from './read-model.js';
 import { loadCatalogue, pruneHistory, readChangesSince, touchEndedCentre } from './repository.js';
 
@@ -187,9 +186,7 @@ export class Catalogue {
 
   async #catchUp(): Promise<void> {
     const previous = this.snapshot;
-    // The usual catch-up (a few writes) in one round trip; a larger one read in pages.
-    const few = await readFewChanges(this.database.db, previous.version);
-    const read = few === 'many' ? await readChangesSince(this.database.db, previous.version) : few;
+    const read = await readChangesSince(this.database.db, previous.version);
     if (read === undefined) return;
     const started = performance.now();
     if (read === 'reload') {

@@ -65,7 +65,7 @@ const SESSION_SELECT = sql.raw(
 // database a row of one field crosses from PGlite to JavaScript about twice as fast as eleven typed
 // fields (20,000 sessions: 0.5-0.7 s to 0.3-0.5 s on a cold start), and JSON.parse is cheaper than the
 // drivers' per-field parsers. The values are the same: a date's JSON is its ISO text, smallints are numbers.
-export const SESSION_JSON_SELECT = sql.raw(
+const SESSION_JSON_SELECT = sql.raw(
   `select json_build_object('id', id::text, 'centreId', centre_id::text, 'courseNumber', course_number,
    'day1', day1::text, 'day2', day2::text, 'startTime', start_time, 'endTime', end_time,
    'priceCents', price_cents, 'capacity', capacity::int, 'spotsAvailable', spots_available::int,
