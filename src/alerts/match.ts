@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { formatPrice } from '../catalogue/price.js';
 import type { CatalogueSnapshot, SessionEntry } from '../catalogue/read-model.js';
+import { readCatalogueVersion } from '../catalogue/repository.js';
 import { LIMIT_MAX } from '../catalogue/schemas.js';
 import { SearchArgumentError, searchStages } from '../catalogue/search.js';
 import { sessionStatus } from '../catalogue/session-status.js';
@@ -66,9 +67,12 @@ export function registerAlertMatching(app: FastifyInstance, deps: MailDeps): voi
   const db: Db = app.database.db;
   app.jobs.handle(ALERT_MATCH_JOB, async (payload, job) => {
     const p = matchPayload.parse(payload);
-    if (app.catalogue.snapshot.version < p.version) await app.catalogue.refresh();
+    // The payload's version is the least the write could take (it took its own at COMMIT); the
+    // catalogue's version now, the job being visible only once the write committed, holds it.
+    const version = Math.max(p.version, await readCatalogueVersion(db));
+    if (app.catalogue.snapshot.version < version) await app.catalogue.refresh();
     const snapshot = app.catalogue.snapshot;
-    if (snapshot.version < p.version) throw new Error('the read model does not hold the change yet');
+    if (snapshot.version < version) throw new Error('the read model does not hold the change yet');
     const now = app.clock.now();
     const open = p.sessionIds
       .map((id) => snapshot.sessionsById.get(id))

@@ -7,7 +7,7 @@ import { siteInfo } from '../web/layout.js';
 import { alertErrorHandler } from './error-handler.js';
 import { registerAlertMatching } from './match.js';
 import { purgeAlerts } from './purge.js';
-import { recordFreedPlaces } from './record-freed-places.js';
+import { anyRunningAlert, recordFreedPlaces } from './record-freed-places.js';
 import { alertRoutes } from './routes.js';
 
 // An email, a session id or a search's few filters.
@@ -23,7 +23,10 @@ export async function registerAlerts(app: FastifyInstance, options: { guard: For
   if (!sendsMail(app.config.mail)) return;
   const site = siteInfo(app.config);
   const db = app.database.db;
-  onCatalogueWrite(db, 'alerts', (tx, since) => recordFreedPlaces(tx, since, app.catalogue.snapshot, app.clock.now()));
+  onCatalogueWrite(db, 'alerts', {
+    wanted: () => anyRunningAlert(app.clock.now()),
+    run: (tx) => recordFreedPlaces(tx, app.catalogue.snapshot),
+  });
   registerAlertMatching(app, { baseUrl: site.baseUrl, platformName: site.name });
 
   sweepEvery(app, PURGE_EVERY_MS, (now) => purgeAlerts(db, now), 'alerts: could not delete ended alerts');

@@ -1,11 +1,15 @@
 import { and, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { CatalogueSnapshot } from '../catalogue/read-model.js';
-import { alerts, catalogueChanges, catalogueState, reservations, stageSessions } from '../db/schema.js';
+import { alerts, catalogueChangesPending, catalogueState, reservations, stageSessions } from '../db/schema.js';
 import type { Tx } from '../db/write.js';
 import { enqueue } from '../jobs/enqueue.js';
 
 /** The jobs table's kind of an alert match: the sessions of one catalogue write that gained places or appeared. */
 export const ALERT_MATCH_JOB = 'alert-match';
+
+/** Whether some confirmed alert runs at `now`: otherwise a write has none to tell (one indexed lookup). */
+export const anyRunningAlert = (now: Date) =>
+  sql`exists (select 1 from ${alerts} where ${and(isNotNull(alerts.confirmedAt), gt(alerts.endsAt, now))})`;
 
 /**
  * At the end of every catalogue write, in its transaction (a CatalogueWriteHook, db/write.ts):
@@ -15,19 +19,12 @@ export const ALERT_MATCH_JOB = 'alert-match';
  * compares with this instance's read model, which holds the catalogue as it was before the write.
  * The payload holds session ids and the catalogue version only.
  */
-export async function recordFreedPlaces(tx: Tx, sinceVersion: number, snapshot: CatalogueSnapshot, now: Date) {
-  // No alert to tell: one indexed query, and nothing more.
-  const [any] = await tx
-    .select({ id: alerts.id })
-    .from(alerts)
-    .where(and(isNotNull(alerts.confirmedAt), gt(alerts.endsAt, now)))
-    .limit(1);
-  if (!any) return;
+export async function recordFreedPlaces(tx: Tx, snapshot: CatalogueSnapshot) {
   const changed = await tx
     .selectDistinct({ id: stageSessions.id, spots: stageSessions.spotsAvailable, status: stageSessions.status })
-    .from(catalogueChanges)
-    .innerJoin(stageSessions, eq(stageSessions.id, catalogueChanges.id))
-    .where(and(gt(catalogueChanges.version, sinceVersion), eq(catalogueChanges.entity, 'session')));
+    .from(catalogueChangesPending)
+    .innerJoin(stageSessions, eq(stageSessions.id, catalogueChangesPending.id))
+    .where(eq(catalogueChangesPending.entity, 'session'));
   const cancelled = await tx
     .selectDistinct({ id: reservations.sessionId })
     .from(reservations)
@@ -43,5 +40,7 @@ export async function recordFreedPlaces(tx: Tx, sinceVersion: number, snapshot: 
     .select({ version: catalogueState.version })
     .from(catalogueState)
     .where(eq(catalogueState.id, 1));
-  await enqueue(tx, ALERT_MATCH_JOB, { sessionIds: [...gained].sort(), version: state?.version ?? 0 });
+  // The write takes its version at COMMIT (db/write.ts): the next one is the least it can be, and
+  // the job waits for the catalogue's version as it finds it (match.ts), which holds the write.
+  await enqueue(tx, ALERT_MATCH_JOB, { sessionIds: [...gained].sort(), version: (state?.version ?? 0) + 1 });
 }

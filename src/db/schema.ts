@@ -160,14 +160,27 @@ export const areaImportDrafts = pgTable('area_import_drafts', {
 
 /**
  * One row: the catalogue's version and the time of its last real change. Bumped once per
- * writing statement on centres and stage_sessions by the triggers of the custom migration 0004,
- * which also log what changed (catalogue_changes) and NOTIFY `catalogue_changed` with the new
- * version. Its row lock serialises catalogue writers, so versions commit in order.
+ * writing statement on centres and stage_sessions by the triggers of the custom migration 0004 —
+ * once per transaction, at its COMMIT, for a catalogueWrite (migration 0027) — which also log what
+ * changed (catalogue_changes) and NOTIFY `catalogue_changed` with the new version. Its row lock
+ * serialises catalogue writers, so versions commit in order.
  */
 export const catalogueState = pgTable('catalogue_state', {
   id: smallint('id').primaryKey().default(1),
   version: integer('version').notNull().default(0),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+/**
+ * What a catalogue write has changed so far, until it commits: with `catalogue.deferred` on (every
+ * catalogueWrite, db/write.ts), the change-log triggers put the rows a statement touched here instead
+ * of taking a version; at COMMIT a deferred trigger moves them into catalogue_changes under one new
+ * version (migration 0027). So the version lock is held only while PostgreSQL commits, never across
+ * the writer's round trips. Rows here are never seen committed: each writer sees its own only.
+ */
+export const catalogueChangesPending = pgTable('catalogue_changes_pending', {
+  entity: text('entity').notNull(),
+  id: uuid('id').notNull(),
 });
 
 /**
@@ -249,7 +262,7 @@ export const signingKeys = pgTable(
 
 /**
  * What each catalogue version changed: one row per centre or session written by the statement
- * that made the version (an id with no row left means it was deleted), or one `reset` row for a
+ * (or the catalogueWrite transaction) that made the version (an id with no row left means it was deleted), or one `reset` row for a
  * wholesale replacement. Written by the triggers, in the writer's transaction; instances read it
  * from their last applied version to apply changes one by one, and the public change stream
  * replays it. Pruned after a day (an instance further behind reloads whole).

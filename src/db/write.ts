@@ -1,18 +1,21 @@
-import { eq } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from './connect.js';
 import { pgError, refusalFor } from './pg-error.js';
-import { catalogueState } from './schema.js';
 
 /** The transaction handle drizzle passes to `db.transaction`'s callback. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 /**
- * Runs at the end of every catalogue write, in its transaction, after the write's own work:
- * `sinceVersion` is the catalogue's version when the write began, so the change log's rows above
- * it are this write's (the version lock is held throughout). What a change causes elsewhere (a
- * webhook's events) is then written with it, whichever door made it.
+ * Runs at the end of every catalogue write, in its transaction, after the write's own work: the
+ * rows it changed are in catalogue_changes_pending (its own only; they take their version at
+ * COMMIT, migration 0027). What a change causes elsewhere (a webhook's events) is then written
+ * with it, whichever door made it. `wanted` says whether there is anyone to tell at all (a
+ * subscription, an alert): read with the write's first statement, it costs no round trip of its own.
  */
-export type CatalogueWriteHook = (tx: Tx, sinceVersion: number) => Promise<void>;
+export interface CatalogueWriteHook {
+  wanted: () => SQL;
+  run: (tx: Tx) => Promise<void>;
+}
 
 // Per database handle, by name: an app registers its hooks on the database it was given, and a
 // second app on the same handle (tests) replaces them rather than running them twice.
@@ -26,23 +29,30 @@ export function onCatalogueWrite(db: Db, name: string, hook: CatalogueWriteHook)
 }
 
 /**
- * One catalogue write: takes the catalogue's version lock first (the change-log triggers take it
- * anyway, at each statement's end; taking it first orders every writer the same way, so two writers
- * cannot deadlock), and retries a transaction PostgreSQL aborted as a deadlock or serialization loser.
+ * One catalogue write, with the change log deferred (`catalogue.deferred`, migration 0027): its
+ * statements take no version as they go, and COMMIT takes one for the whole transaction, so the
+ * catalogue's version lock is held only while PostgreSQL commits — not across this process's round
+ * trips, which wait on its event loop (under saturated reads, 5 writers queued for it on average).
+ * Writers take that lock last, after their own row locks, so it cannot close a deadlock among them;
+ * a transaction PostgreSQL aborted as a deadlock or serialization loser is still retried.
  * Constraint violations come out as WriteRefused (db/pg-error.ts).
  */
 export async function catalogueWrite<T>(db: Db, run: (tx: Tx) => Promise<T>): Promise<T> {
+  const hooks = [...(writeHooks.get(db)?.values() ?? [])];
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(async (tx) => {
-        const [state] = await tx
-          .select({ version: catalogueState.version })
-          .from(catalogueState)
-          .where(eq(catalogueState.id, 1))
-          .for('update');
+        // Read at the write's start rather than its end: a subscription or an alert made while the
+        // write runs is as concurrent with it either way.
+        const [wanted] = (
+          (await tx.execute(
+            sql`select set_config('catalogue.deferred', 'on', true)${sql.join(
+              hooks.map((h, i) => sql`, (${h.wanted()}) as ${sql.identifier(`h${i}`)}`),
+            )}`,
+          )) as unknown as { rows: Record<string, unknown>[] }
+        ).rows;
         const result = await run(tx);
-        const hooks = writeHooks.get(db);
-        if (hooks) for (const hook of hooks.values()) await hook(tx, state?.version ?? 0);
+        for (const [i, hook] of hooks.entries()) if (wanted?.[`h${i}`] === true) await hook.run(tx);
         return result;
       });
     } catch (err) {

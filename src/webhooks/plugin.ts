@@ -4,7 +4,7 @@ import { onCatalogueWrite } from '../db/write.js';
 import { sendsMail } from '../mail/transport.js';
 import { type DeliveryOutcome, deliveryHandler } from './deliver.js';
 import { WEBHOOK_JOB } from './events.js';
-import { recordWebhookEvents } from './record-events.js';
+import { anySubscription, recordWebhookEvents } from './record-events.js';
 import { webhookRoutes } from './routes.js';
 
 /**
@@ -20,7 +20,10 @@ export async function registerWebhooks(
   } = {},
 ): Promise<void> {
   const { config, clock } = app;
-  onCatalogueWrite(app.database.db, 'webhooks', (tx, since) => recordWebhookEvents(tx, since, clock));
+  onCatalogueWrite(app.database.db, 'webhooks', {
+    wanted: anySubscription,
+    run: (tx) => recordWebhookEvents(tx, clock),
+  });
 
   let count: ((outcome: DeliveryOutcome) => void) | undefined;
   if (app.metrics) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Clock } from '../core/clock.js';
-import { catalogueChanges, reservations, stageSessions, webhookSubscriptions } from '../db/schema.js';
+import { catalogueChangesPending, reservations, stageSessions, webhookSubscriptions } from '../db/schema.js';
 import type { Tx } from '../db/write.js';
 import { enqueueMany } from '../jobs/enqueue.js';
 import { type DeliveryPayload, orderingKey, WEBHOOK_JOB, type WebhookEventType } from './events.js';
@@ -36,6 +36,10 @@ function reservationEvent(r: {
   return 'reservation.changed';
 }
 
+/** Whether anyone subscribed: otherwise a write has no event to record (one indexed lookup). */
+export const anySubscription = () =>
+  sql`exists (select 1 from ${webhookSubscriptions} where ${webhookSubscriptions.disabledAt} is null)`;
+
 /**
  * The webhook events of one catalogue write, written in its transaction (a CatalogueWriteHook,
  * db/write.ts): so whatever door changed a session or a reservation — admin API, import, the
@@ -44,14 +48,7 @@ function reservationEvent(r: {
  * ordered and given up on by themselves, so a receiver that is down holds back no other.
  * Reservation events come before their session's `session.changed` (a booking takes a place).
  */
-export async function recordWebhookEvents(tx: Tx, sinceVersion: number, clock: Clock): Promise<void> {
-  // Nobody subscribed: nothing to read (the usual case costs one indexed query).
-  const [any] = await tx
-    .select({ id: webhookSubscriptions.id })
-    .from(webhookSubscriptions)
-    .where(sql`${webhookSubscriptions.disabledAt} is null`)
-    .limit(1);
-  if (!any) return;
+export async function recordWebhookEvents(tx: Tx, clock: Clock): Promise<void> {
   const changedReservations = await tx
     .select({
       id: reservations.id,
@@ -69,9 +66,9 @@ export async function recordWebhookEvents(tx: Tx, sinceVersion: number, clock: C
     .orderBy(reservations.createdAt, reservations.id);
   const changedSessions = await tx
     .selectDistinct({ sessionId: stageSessions.id, centreId: stageSessions.centreId })
-    .from(catalogueChanges)
-    .innerJoin(stageSessions, eq(stageSessions.id, catalogueChanges.id))
-    .where(and(gt(catalogueChanges.version, sinceVersion), eq(catalogueChanges.entity, 'session')))
+    .from(catalogueChangesPending)
+    .innerJoin(stageSessions, eq(stageSessions.id, catalogueChangesPending.id))
+    .where(eq(catalogueChangesPending.entity, 'session'))
     .orderBy(stageSessions.id);
   const events: ChangeEvent[] = [
     ...changedReservations.map((r) => ({

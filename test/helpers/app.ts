@@ -41,7 +41,13 @@ let articles: Promise<ArticleLibrary> | undefined;
  * database (rate limits, say), opening one per file instead of one per test.
  */
 export async function buildTestApp(
-  options: { catalogue?: CatalogueData; clock?: Clock; env?: Record<string, string>; database?: TestDatabase } = {},
+  options: {
+    catalogue?: CatalogueData;
+    clock?: Clock;
+    env?: Record<string, string>;
+    database?: TestDatabase;
+    eventLoopLag?: () => number;
+  } = {},
 ): Promise<TestApp> {
   const db = options.database ?? (await openTestDatabase());
   if (options.catalogue) await replaceCatalogue(db.database.db, options.catalogue);
@@ -51,6 +57,7 @@ export async function buildTestApp(
     logger: false,
     articles: await articles,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.eventLoopLag ? { eventLoopLag: options.eventLoopLag } : {}),
   });
   await app.ready();
   return {
