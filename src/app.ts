@@ -64,8 +64,6 @@ export interface AppDeps {
   clientDocumentsCa?: string;
   /** A file where the catalogue is kept between runs of an embedded database (catalogue.ts's storedCopy). */
   catalogueCopy?: string;
-  /** Tests only: the event loop's lag as the admission of reads sees it (http/read-shedding.ts). */
-  eventLoopLag?: () => number;
 }
 
 /**
@@ -98,7 +96,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     knownTools: MCP_TOOL_NAMES,
     htmlErrorPage,
     higherTier: upgradeHint(config.publicBaseUrl).higherTier,
-    eventLoopLag: deps.eventLoopLag,
   });
   // Background work: the durable jobs' worker, and the email outbox's sender on it.
   await registerJobs(app);

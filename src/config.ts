@@ -117,7 +117,6 @@ const EnvSchema = z
     KEEP_ALIVE_TIMEOUT_MS: milliseconds('KEEP_ALIVE_TIMEOUT_MS').default(72_000),
     IDLE_TIMEOUT_MS: milliseconds('IDLE_TIMEOUT_MS').default(120_000),
     MAX_CONNECTIONS: positiveInt('MAX_CONNECTIONS').default(4096),
-    READ_SHED_LAG_MS: milliseconds('READ_SHED_LAG_MS').optional(),
     EVENTS_STREAM_MAX_BUFFER_KB: positiveInt('EVENTS_STREAM_MAX_BUFFER_KB')
       .min(16, 'EVENTS_STREAM_MAX_BUFFER_KB must be at least 16')
       .max(65_536, 'EVENTS_STREAM_MAX_BUFFER_KB must be at most 65536')
@@ -308,8 +307,6 @@ const EnvSchema = z
         keepAliveTimeoutMs: env.KEEP_ALIVE_TIMEOUT_MS,
         idleTimeoutMs: env.IDLE_TIMEOUT_MS,
         maxConnections: env.MAX_CONNECTIONS,
-        /** Reads answered 503 while the event loop lags past this (http/read-shedding.ts); none when absent. */
-        readShedLagMs: env.READ_SHED_LAG_MS,
       },
       /** Largest body POST /api/admin/import accepts. */
       importMaxBytes: env.IMPORT_MAX_MB * 1024 * 1024,

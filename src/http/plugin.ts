@@ -6,7 +6,6 @@ import { type HtmlErrorPage, registerErrorHandling } from './errors.js';
 import { registerLifecycle } from './lifecycle.js';
 import { registerMetrics } from './metrics.js';
 import { registerRateLimit } from './rate-limit.js';
-import { registerReadShedding } from './read-shedding.js';
 import { registerRequestLog } from './request-log.js';
 import { registerResponseHeaders } from './security-headers.js';
 
@@ -17,13 +16,11 @@ export interface HttpOptions {
   htmlErrorPage: HtmlErrorPage | undefined;
   /** Told to anonymous callers in a 429's problem: the higher tier and where it starts. */
   higherTier?: { detail: string; href: string };
-  /** Tests only: the event loop's lag, instead of measuring it. */
-  eventLoopLag?: (() => number) | undefined;
 }
 
 /**
  * What every door shares, before any route: draining, the request log, metrics, security
- * headers, CORS, the admission of reads under load, the one error handler and rate limits (the limiter attaches itself to each
+ * headers, CORS, the one error handler and rate limits (the limiter attaches itself to each
  * route as it is added).
  */
 export async function registerHttp(app: FastifyInstance, options: HttpOptions): Promise<void> {
@@ -36,7 +33,6 @@ export async function registerHttp(app: FastifyInstance, options: HttpOptions): 
   await registerMetrics(app, config.metrics !== undefined, options.knownTools);
   registerResponseHeaders(app, config.publicBaseUrl);
   await registerCors(app); // on the public API's paths only
-  registerReadShedding(app, config.edge.readShedLagMs, options.eventLoopLag);
   registerErrorHandling(app, options.htmlErrorPage, options.higherTier);
   await registerRateLimit(app, config);
 }

@@ -41,13 +41,7 @@ let articles: Promise<ArticleLibrary> | undefined;
  * database (rate limits, say), opening one per file instead of one per test.
  */
 export async function buildTestApp(
-  options: {
-    catalogue?: CatalogueData;
-    clock?: Clock;
-    env?: Record<string, string>;
-    database?: TestDatabase;
-    eventLoopLag?: () => number;
-  } = {},
+  options: { catalogue?: CatalogueData; clock?: Clock; env?: Record<string, string>; database?: TestDatabase } = {},
 ): Promise<TestApp> {
   const db = options.database ?? (await openTestDatabase());
   if (options.catalogue) await replaceCatalogue(db.database.db, options.catalogue);
@@ -57,7 +51,6 @@ export async function buildTestApp(
     logger: false,
     articles: await articles,
     ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.eventLoopLag ? { eventLoopLag: options.eventLoopLag } : {}),
   });
   await app.ready();
   return {
