@@ -1,7 +1,7 @@
 import { and, count, eq } from 'drizzle-orm';
 import type { AgentPerson } from '../agent-claims/agent-person.js';
 import type { Db } from '../db/connect.js';
-import { placeHolds } from '../db/schema.js';
+import { placeHolds, users } from '../db/schema.js';
 import { catalogueWrite } from '../db/write.js';
 import { enqueue } from '../jobs/enqueue.js';
 import { takePlace, whyNoPlace } from '../reservations/repository/places.js';
@@ -55,6 +55,9 @@ export async function takeHold(
   const { person } = agent;
   const { now } = deps;
   return catalogueWrite(db, async (tx): Promise<HoldResult> => {
+    // One hold at a time per person: the checks below (the same key, one per session, three at once)
+    // read the person's holds, and a second request at once must find the first one's.
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, person.userId)).for('update');
     if (request.idempotencyKey !== undefined) {
       const [same] = await tx
         .select()

@@ -70,4 +70,24 @@ describe(`${AGENTS} agents hold the last 5 places at once, on two instances`, ()
     const [row] = (result as unknown as { rows: Array<Record<string, number>> }).rows;
     expect(row).toEqual({ spots_available: 0, held_here: 5, holds: 5 });
   });
+
+  it('one person’s agent asking 5 holds at once, on both instances, gets 3 (the most at once) and 2 clear refusals', async () => {
+    const agent = await claimedAgent(t.app, 'pressee@example.org', 'hold');
+    const sessions = [
+      SESSIONS.lyonMar5,
+      SESSIONS.stEtienneMar5,
+      SESSIONS.ajaccioMar13,
+      SESSIONS.bourgMar14,
+      SESSIONS.reunionMar19,
+    ];
+    const answers = await Promise.all(
+      sessions.map((s, i) => holdPlace(i % 2 ? second : t.app, agent.token, s.id, { idempotencyKey: 'la-meme' + i })),
+    );
+    expect(answers.filter((a) => a.statusCode === 201)).toHaveLength(3);
+    const refused = answers.filter((a) => a.statusCode !== 201);
+    expect(refused.map((r) => [r.statusCode, r.json().code])).toEqual([
+      [409, 'too_many_holds'],
+      [409, 'too_many_holds'],
+    ]);
+  });
 });

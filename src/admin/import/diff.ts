@@ -1,4 +1,4 @@
-import { inArray } from 'drizzle-orm';
+import { asc, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/connect.js';
 import type { centres, stageSessions } from '../../db/schema.js';
 import type { ImportCounts } from './records.js';
@@ -10,16 +10,23 @@ export interface TablePlan<V> {
   writes: ({ id: string } & V)[];
 }
 
-/** The stored rows with these ids. */
+/**
+ * The stored rows with these ids; with `lock`, locked for the rest of the transaction (in id order,
+ * so that two imports of the same rows wait for each other rather than deadlock). A write must lock
+ * them: the figures it writes are set against what they read (a session's bookings held here), and
+ * a booking committed between the read and the write would otherwise be forgotten — a place sold twice.
+ */
 export async function rowsById<T extends { id: string }>(
   db: Pick<Db, 'select'>,
   table: typeof centres | typeof stageSessions,
   ids: string[],
+  lock = false,
 ): Promise<Map<string, T>> {
-  const rows = await inChunks(
-    ids,
-    async (chunk) => (await db.select().from(table).where(inArray(table.id, chunk))) as unknown as T[],
-  );
+  const sorted = lock ? [...ids].sort() : ids;
+  const rows = await inChunks(sorted, async (chunk) => {
+    const query = db.select().from(table).where(inArray(table.id, chunk));
+    return (await (lock ? query.orderBy(asc(table.id)).for('update') : query)) as unknown as T[];
+  });
   return new Map(rows.map((row) => [row.id, row]));
 }
 

@@ -70,12 +70,14 @@ export async function importBatch(
       tx,
       centres,
       prepared.centres.map((c) => c.id),
+      !options.dryRun,
     );
     const centrePlan = diffAgainstStored(prepared.centres, storedCentres, centreValues, sameCentre);
     const storedSessions = await rowsById<SessionRow>(
       tx,
       stageSessions,
       prepared.sessions.map((s) => s.id),
+      !options.dryRun,
     );
     const sessionPlan = diffAgainstStored(
       prepared.sessions,
