@@ -18,7 +18,6 @@ import { readStoredCopy, writeStoredCopy } from './stored-copy.js';
 export const HISTORY_KEEP_MS = 24 * 3600 * 1000;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 
-/** What a listener hears after each swap: the changes applied, or that the whole model was rebuilt. */
 export interface CatalogueOptions {
   /**
    * A file where the whole catalogue is kept between runs (stored-copy.ts): read at open instead of
@@ -29,6 +28,7 @@ export interface CatalogueOptions {
   storedCopy?: string;
 }
 
+/** What a listener hears after each swap: the changes applied, or that the whole model was rebuilt. */
 export type CatalogueUpdate =
   | { kind: 'delta'; snapshot: CatalogueSnapshot; previous: CatalogueSnapshot; delta: CatalogueDelta }
   | { kind: 'reload'; snapshot: CatalogueSnapshot; previous: CatalogueSnapshot };
