@@ -10,17 +10,7 @@ import { keysFor, NEW_CENTRE, newSession } from '../helpers/admin-keys.js';
 import { BASE_URL, buildTestApp, frozenClock, type TestApp, testConfig } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/database.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
-
-/** A small deterministic PRNG (mulberry32), so that a failure is reproducible. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../helpers/random.js';
 
 /** Everything a reader can see of a snapshot, in a comparable form. */
 function visible(s: CatalogueSnapshot) {

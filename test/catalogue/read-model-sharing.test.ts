@@ -10,18 +10,8 @@ import {
 import type { SearchQuery } from '../../src/catalogue/schemas.js';
 import { searchStages } from '../../src/catalogue/search.js';
 import { addDays, startInstant } from '../../src/core/clock.js';
+import { random } from '../helpers/random.js';
 import { referenceAll } from '../helpers/reference-search.js';
-
-/** A small deterministic PRNG (mulberry32), so that a failure is reproducible. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TODAY = '2026-11-23';
 const URLS = urlBuilder('https://stages.example');

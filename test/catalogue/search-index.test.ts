@@ -4,18 +4,8 @@ import type { SearchQuery } from '../../src/catalogue/schemas.js';
 import { searchStages } from '../../src/catalogue/search.js';
 import { addDays, dateIn, startInstant } from '../../src/core/clock.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { random } from '../helpers/random.js';
 import { referenceAll } from '../helpers/reference-search.js';
-
-/** A small deterministic PRNG (mulberry32), so that a failure names a reproducible query. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('indexed search agrees with a walk over every session', () => {
   let t: TestApp;
