@@ -17,15 +17,18 @@ import { MARKDOWN_CONTENT_TYPE, pageMarkdown, prefersMarkdown } from './markdown
  * and overseas) have whole-hour offsets, so a date anywhere changes only when the UTC hour does —
  * and on which sessions have begun (they leave the lists, their page no longer takes bookings).
  */
-export interface CachedPage {
+export interface PageStamp {
   status: number;
-  body: Buffer;
   /** The catalogue version (and turn) it was rendered at, and the departments it drew on, if it said. */
   version: number;
   turn: number;
   scope: SearchScope | undefined;
   /** Its entity tag: the version it was rendered at and the time key. */
   tag: string;
+}
+/** A page as rendered: what it was rendered from, and its bytes. */
+export interface CachedPage extends PageStamp {
+  body: Buffer;
 }
 /**
  * What a shared cache (a CDN) may do with a page: keep it SHARED_FRESH_SECONDS, then serve it
@@ -41,17 +44,41 @@ const HOUR_MS = 3_600_000;
 
 /** What the rendered pages kept for reuse may hold (docs/operations.md, memory). */
 export const PAGE_CACHE_BYTES = 16 * 1024 * 1024;
+/**
+ * What the stamps of pages asked once may hold: about 2,500 of them (a key and ~160 bytes each), as
+ * many pages as the page cache holds at 6 KB each, more than it holds of session (8 KB) or search
+ * (20 KB) pages.
+ */
+export const PAGE_STAMP_BYTES = 512 * 1024;
 /** Page bodies are cut from slabs this large; pages that may take over an eighth of one get their own buffer. */
 const PAGE_SLAB_BYTES = 1024 * 1024;
 
-/** Rendered pages within `maxBytes` (their bodies and keys), first in, first out. */
+/** Whether what `page` shows cannot have changed in `snapshot` since it was rendered. */
+function stillShown(page: PageStamp, snapshot: CatalogueSnapshot): boolean {
+  if (page.turn !== snapshot.turn) return false;
+  return (
+    page.version === snapshot.version || (page.scope !== undefined && stillValid(snapshot, page.version, page.scope))
+  );
+}
+
+/**
+ * Rendered pages within `maxBytes` (their bodies and keys), first in, first out; a page is kept from
+ * its second request on. Of a page asked once only its stamp is kept (what it was rendered from, and
+ * its tag: no body), within PAGE_STAMP_BYTES: a page asked once — a crawler walking every session, a
+ * search with a cache-busting parameter — would only push out pages that are asked again, and keep
+ * the collector busy with bodies that live just long enough to be promoted. Its second request
+ * renders it again, as it was (nothing it shows has changed, or the stamp is gone) and under the same
+ * tag, so a browser asking again with that tag still gets its 304.
+ */
 export class PageCache {
   #time = '';
   readonly #entries: LruCache<string, CachedPage>;
-  constructor(maxBytes: number) {
+  readonly #stamps: LruCache<string, PageStamp>;
+  constructor(maxBytes: number, stampBytes = PAGE_STAMP_BYTES) {
     this.#entries = new LruCache(maxBytes, (key, page) => stringBytes(key) + page.body.length + 192, {
       order: 'insertion',
     });
+    this.#stamps = new LruCache(stampBytes, (key) => stringBytes(key) + 160, { order: 'insertion' });
   }
 
   /** The bytes the pages hold, as counted. */
@@ -83,21 +110,41 @@ export class PageCache {
     if (time !== this.#time) {
       this.#time = time;
       this.#entries.clear();
+      this.#stamps.clear();
       return undefined;
     }
     const page = this.#entries.get(key);
     if (!page) return undefined;
-    if (page.turn === snapshot.turn) {
-      if (page.version === snapshot.version) return page;
-      if (page.scope && stillValid(snapshot, page.version, page.scope)) return page;
-    }
+    if (stillShown(page, snapshot)) return page;
     this.#entries.delete(key);
     return undefined;
   }
 
+  /**
+   * The stamp of the page `key` asked once, if what it shows cannot have changed in `snapshot`
+   * since (the page itself is not kept: see `get`).
+   */
+  stamp(snapshot: CatalogueSnapshot, time: string, key: string): PageStamp | undefined {
+    if (time !== this.#time) return undefined;
+    const stamp = this.#stamps.get(key);
+    if (!stamp) return undefined;
+    if (stillShown(stamp, snapshot)) return stamp;
+    this.#stamps.delete(key);
+    return undefined;
+  }
+
+  /** Keeps the page. */
   set(time: string, key: string, page: CachedPage): void {
     if (time !== this.#time) return; // rendered in another hour (or minute) than the one kept
+    this.#stamps.delete(key);
     this.#entries.set(key, page);
+  }
+
+  /** Keeps the page's stamp only (a page asked once). */
+  remember(time: string, key: string, page: PageStamp): void {
+    if (time !== this.#time) return;
+    const { status, version, turn, scope, tag } = page;
+    this.#stamps.set(key, { status, version, turn, scope, tag });
   }
 }
 
@@ -110,16 +157,21 @@ export type Rendered = { status: number; html: string; scope?: SearchScope } | u
 export type PageRenderer = (request: FastifyRequest) => Rendered;
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
-function toCached(out: NonNullable<Rendered>, snapshot: CatalogueSnapshot, time: string, slab: ByteSlab): CachedPage {
+/**
+ * The page rendered now, under its stamp if it has one (rendered at an earlier version, nothing it
+ * shows changed since: the same page), or the snapshot's.
+ */
+function toCached(
+  out: NonNullable<Rendered>,
+  stamp: PageStamp | undefined,
+  snapshot: CatalogueSnapshot,
+  time: string,
+  slab: ByteSlab,
+): CachedPage {
+  const body = slab.utf8(out.html);
+  if (stamp) return { ...stamp, body };
   const { version, turn } = snapshot;
-  return {
-    status: out.status,
-    body: slab.utf8(out.html),
-    version,
-    turn,
-    scope: out.scope,
-    tag: PageCache.tag(snapshot, time),
-  };
+  return { status: out.status, body, version, turn, scope: out.scope, tag: PageCache.tag(snapshot, time) };
 }
 
 /**
@@ -138,11 +190,20 @@ export function cachedPages(app: FastifyInstance, site: SiteInfo): (render: Page
     const snapshot = app.catalogue.snapshot;
     const time = PageCache.timeKey(snapshot, app.clock.now());
     let cached = cache.get(snapshot, time, request.url);
+    const markdownAsked = prefersMarkdown(request.headers.accept);
     if (!cached) {
-      cached = toCached(render(request) ?? { status: 404, html: siteErrorPage(site, 404) }, snapshot, time, slab);
-      cache.set(time, request.url, cached);
+      const stamp = cache.stamp(snapshot, time, request.url);
+      // A browser or CDN asking again about a page unchanged since: its 304 needs no rendering.
+      if (stamp?.status === 200 && !markdownAsked && request.headers['if-none-match'] === `"${stamp.tag}"`) {
+        reply.header('referrer-policy', 'same-origin');
+        return reply.header('cache-control', PUBLIC_PAGE).header('etag', `"${stamp.tag}"`).code(304).send();
+      }
+      const out = render(request) ?? { status: 404, html: siteErrorPage(site, 404) };
+      cached = toCached(out, stamp, snapshot, time, slab);
+      if (stamp) cache.set(time, request.url, cached);
+      else cache.remember(time, request.url, cached);
     }
-    if (prefersMarkdown(request.headers.accept)) {
+    if (markdownAsked) {
       const key = `markdown ${request.url}`;
       let markdown = cache.get(snapshot, time, key);
       if (!markdown || markdown.tag !== cached.tag) {

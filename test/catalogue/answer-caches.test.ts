@@ -73,6 +73,22 @@ describe('the page cache', () => {
     expect(cache.get(snapshot, time, '/?city=499')?.status).toBe(200);
     expect(cache.get(snapshot, time, '/?city=0')).toBeUndefined();
   });
+
+  it('keeps only the stamp of a page asked once, and its stamps within their own budget', () => {
+    const cache = new PageCache(1 * MB, 64 * 1024);
+    const time = '2030-03-01T10';
+    const snapshot = { version: 7, turn: 0 } as CatalogueSnapshot;
+    const page = { status: 200, version: 7, turn: 0, scope: undefined, tag: `7-${time}`, body: Buffer.alloc(20_000) };
+    cache.get(snapshot, time, '/');
+    for (let i = 0; i < 100_000; i++) cache.remember(time, `/?city=${i}`, page);
+    expect(cache.bytes).toBe(0);
+    expect(cache.get(snapshot, time, '/?city=99999')).toBeUndefined();
+    expect(cache.stamp(snapshot, time, '/?city=99999')).toEqual({ ...page, body: undefined });
+    // 64 KB of stamps at ~180 bytes each: the oldest are gone.
+    expect(cache.stamp(snapshot, time, '/?city=99000')).toBeUndefined();
+    // A new version without a scope: the stamp no longer holds.
+    expect(cache.stamp({ version: 8, turn: 0 } as CatalogueSnapshot, time, '/?city=99999')).toBeUndefined();
+  });
 });
 
 describe('the known OAuth clients', () => {

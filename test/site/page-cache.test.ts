@@ -83,3 +83,45 @@ describe('pages kept across changes elsewhere', () => {
     expect(res.body).toMatch(/271\s€/);
   });
 });
+
+/** The headers of an answer but those of each request (its id, its date) or address (its link). */
+function pageHeaders(headers: Record<string, unknown>, without = ['x-request-id', 'date']): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !without.includes(name)));
+}
+
+describe('pages asked once', () => {
+  // Only its stamp is kept from a page's first request (no body), the page itself from its second.
+  it('gives the same bytes and headers on the first, second and third request', async () => {
+    const url = `/stages/${SESSIONS.lyonMar5.id}?_=once`;
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await t.app.inject({ url, headers: BROWSER }));
+    for (const res of answers) {
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe(answers[0]?.body);
+      expect(pageHeaders(res.headers)).toEqual(pageHeaders(answers[0]?.headers ?? {}));
+    }
+  });
+
+  it('answers a 304 to the tag of a page asked once, with the headers of a kept page’s 304', async () => {
+    const once = `/stages/${SESSIONS.parisMar12.id}?_=304-once`;
+    const kept = `/stages/${SESSIONS.parisMar12.id}?_=304-kept`;
+    const [onceTag, keptTag] = await tags([once, kept]);
+    await tags([kept]); // asked twice: kept
+    await setPrice(SESSIONS.lyonMar5.id, 245); // elsewhere: both unchanged
+    const fromStamp = await t.app.inject({ url: once, headers: { ...BROWSER, 'if-none-match': onceTag as string } });
+    const fromPage = await t.app.inject({ url: kept, headers: { ...BROWSER, 'if-none-match': keptTag as string } });
+    expect(fromStamp.statusCode).toBe(304);
+    expect(fromPage.statusCode).toBe(304);
+    expect(fromStamp.body).toBe('');
+    expect(Object.keys(fromStamp.headers)).toEqual(Object.keys(fromPage.headers));
+    const perRequest = ['x-request-id', 'date', 'link'];
+    expect(pageHeaders(fromStamp.headers, perRequest)).toEqual(pageHeaders(fromPage.headers, perRequest));
+    expect(fromStamp.headers.link).toBe((fromPage.headers.link as string).replace('304-kept', '304-once'));
+    // Asked again after a change to it: rendered, with its new price and a new tag.
+    await setPrice(SESSIONS.parisMar12.id, 267);
+    const changed = await t.app.inject({ url: once, headers: { ...BROWSER, 'if-none-match': onceTag as string } });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers.etag).not.toBe(onceTag);
+    expect(changed.body).toMatch(/267\s€/);
+  });
+});
