@@ -1,8 +1,8 @@
 /**
  * CPU per uncached page, in-process, on the demo catalogue generated in memory: the session page
  * and the home page's search (`/?city=lyon`), the two pages of `npm run bench`'s `uncached`
- * scenarios, each rendered by its route's own renderer (search included) and encoded as the page
- * cache keeps it, without the page cache, HTTP or Fastify's hooks. The first call of each is left
+ * scenarios, each rendered by its route's own renderer (search included) into the bytes the page
+ * cache keeps, without the page cache, HTTP or Fastify's hooks. The first call of each is left
  * out (it renders what is kept for later calls).
  *
  *   npx tsx bench/micro/page-render.ts
@@ -15,10 +15,9 @@ import { ArticleLibrary } from '../../src/articles/articles.js';
 import { generateDemoCatalogue } from '../../src/catalogue/demo/generate.js';
 import { CatalogueSnapshot, urlBuilder } from '../../src/catalogue/read-model.js';
 import { dateIn } from '../../src/core/clock.js';
-import { ByteSlab } from '../../src/http/byte-slab.js';
 import type { PageRenderer } from '../../src/site/page-cache.js';
 import { homeRoute } from '../../src/site/routes/home.js';
-import { sessionPageRenderer, sessionRoute } from '../../src/site/routes/session.js';
+import { sessionPageElement, sessionRoute } from '../../src/site/routes/session.js';
 import { siteInfo } from '../../src/web/layout.js';
 
 const BASE_URL = 'http://localhost';
@@ -42,7 +41,7 @@ const context = {
   },
 };
 homeRoute(context);
-sessionRoute(context, sessionPageRenderer(context, await ArticleLibrary.load()));
+sessionRoute(context, sessionPageElement(context, await ArticleLibrary.load()));
 const [home, session] = renderers as [PageRenderer, PageRenderer];
 
 const rhone = snapshot.sessionsByDept.get('69')?.find((e) => e.startsAt > now.getTime() && e.record.spotsAvailable > 0);
@@ -52,8 +51,6 @@ const cases: [string, PageRenderer, FastifyRequest][] = [
   ['search city=lyon', home, { params: {}, query: { city: 'lyon' } } as unknown as FastifyRequest],
 ];
 
-// Encoded as the page cache does (site/page-cache.ts).
-const slab = new ByteSlab(1024 * 1024);
 const runs = Number(process.env.PAGE_RENDER_RUNS ?? 20_000);
 const rounds = Number(process.env.PAGE_RENDER_ROUNDS ?? 3);
 const figures = new Map<string, number[]>();
@@ -61,13 +58,13 @@ const bytes = new Map<string, number>();
 for (const [name, render, request] of cases) {
   const first = render(request);
   if (first?.status !== 200) throw new Error(`${name}: ${first?.status}`);
-  for (let i = 0; i < 500; i++) slab.utf8(render(request)?.html ?? '');
-  bytes.set(name, Buffer.byteLength(first.html));
+  for (let i = 0; i < 500; i++) render(request);
+  bytes.set(name, first.body.length);
 }
 for (let round = 0; round < rounds; round++)
   for (const [name, render, request] of cases) {
     const start = process.cpuUsage();
-    for (let i = 0; i < runs; i++) slab.utf8(render(request)?.html ?? '');
+    for (let i = 0; i < runs; i++) render(request);
     const used = process.cpuUsage(start);
     figures.set(name, [...(figures.get(name) ?? []), (used.user + used.system) / runs]);
   }

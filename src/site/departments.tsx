@@ -1,5 +1,5 @@
-import { renderToString } from 'preact-render-to-string';
 import { DEPARTMENTS } from '../catalogue/geography.js';
+import { Markup, renderMarkup } from '../web/page-bytes.js';
 
 /*
  * The 101 departments appear on the home page twice (the form's list and the links). They never
@@ -7,33 +7,37 @@ import { DEPARTMENTS } from '../catalogue/geography.js';
  * is kept per selected department (102 variants at most).
  */
 
-const optionsBySelected = new Map<string, string>();
+const optionsBySelected = new Map<string, Markup>();
 
-export function departmentOptionsHtml(selected: string | undefined): string {
+export function departmentOptions(selected: string | undefined): Markup {
   const key = selected ?? '';
-  let html = optionsBySelected.get(key);
-  if (html === undefined) {
-    html = renderToString(
-      <>
-        <option value="">Tous les départements</option>
-        {DEPARTMENTS.map((d) => (
-          <option value={d.code} selected={d.code === key}>
-            {`${d.code} – ${d.name}`}
-          </option>
-        ))}
-      </>,
+  let options = optionsBySelected.get(key);
+  if (options === undefined) {
+    options = new Markup(
+      renderMarkup(
+        <>
+          <option value="">Tous les départements</option>
+          {DEPARTMENTS.map((d) => (
+            <option value={d.code} selected={d.code === key}>
+              {`${d.code} – ${d.name}`}
+            </option>
+          ))}
+        </>,
+      ),
     );
-    optionsBySelected.set(key, html);
+    optionsBySelected.set(key, options);
   }
-  return html;
+  return options;
 }
 
-export const DEPARTMENT_LINKS_HTML = renderToString(
-  <ul class="cols">
-    {DEPARTMENTS.map((d) => (
-      <li>
-        <a href={`/departements/${d.code}`}>{`${d.name} (${d.code})`}</a>
-      </li>
-    ))}
-  </ul>,
+export const DEPARTMENT_LINKS = new Markup(
+  renderMarkup(
+    <ul class="cols">
+      {DEPARTMENTS.map((d) => (
+        <li>
+          <a href={`/departements/${d.code}`}>{`${d.name} (${d.code})`}</a>
+        </li>
+      ))}
+    </ul>,
+  ),
 );

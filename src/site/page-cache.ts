@@ -153,7 +153,7 @@ export class PageCache {
  * centre) its content drew on, when the renderer knows them; without it, a page is rendered again
  * after any change.
  */
-export type Rendered = { status: number; html: string; scope?: SearchScope } | undefined;
+export type Rendered = { status: number; body: Buffer; scope?: SearchScope } | undefined;
 export type PageRenderer = (request: FastifyRequest) => Rendered;
 export type PageHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
@@ -166,9 +166,8 @@ function toCached(
   stamp: PageStamp | undefined,
   snapshot: CatalogueSnapshot,
   time: string,
-  slab: ByteSlab,
 ): CachedPage {
-  const body = slab.utf8(out.html);
+  const { body } = out;
   if (stamp) return { ...stamp, body };
   const { version, turn } = snapshot;
   return { status: out.status, body, version, turn, scope: out.scope, tag: PageCache.tag(snapshot, time) };
@@ -198,8 +197,8 @@ export function cachedPages(app: FastifyInstance, site: SiteInfo): (render: Page
         reply.header('referrer-policy', 'same-origin');
         return reply.header('cache-control', PUBLIC_PAGE).header('etag', `"${stamp.tag}"`).code(304).send();
       }
-      const out = render(request) ?? { status: 404, html: siteErrorPage(site, 404) };
-      cached = toCached(out, stamp, snapshot, time, slab);
+      const out = render(request) ?? { status: 404, body: slab.utf8(siteErrorPage(site, 404)) };
+      cached = toCached(out, stamp, snapshot, time);
       if (stamp) cache.set(time, request.url, cached);
       else cache.remember(time, request.url, cached);
     }

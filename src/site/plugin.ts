@@ -10,7 +10,7 @@ import { centreRoute } from './routes/centre.js';
 import { crawlerRoutes } from './routes/crawlers.js';
 import { departmentRoute } from './routes/department.js';
 import { homeRoute } from './routes/home.js';
-import { sessionPageRenderer, sessionRoute } from './routes/session.js';
+import { sessionPageElement, sessionPageRenderer, sessionRoute } from './routes/session.js';
 import { stylesheetRoute } from './routes/stylesheet.js';
 
 export interface SiteOptions {
@@ -30,9 +30,10 @@ export function registerSite(
   const site = siteInfo(app.config);
   const guard = new FormGuard(site.baseUrl);
   const context: SiteContext = { app, site, page: cachedPages(app, site) };
-  const renderSessionPage = sessionPageRenderer(context, options.articles);
+  const sessionPage = sessionPageElement(context, options.articles);
+  const renderSessionPage = sessionPageRenderer(sessionPage);
   homeRoute(context);
-  sessionRoute(context, renderSessionPage);
+  sessionRoute(context, sessionPage);
   centreRoute(context);
   departmentRoute(context);
   articleRoutes(context, options.articles);

@@ -68,7 +68,7 @@ export function sessionJsonLd(entry: SessionEntry, pageUrl: string) {
 // offsets cost a look-up of the zone's rules each, ~2 KB a session.
 const keptSessionJsonLd = new LruCache<SessionEntry, { pageUrl: string; json: JsonLdText }>(
   1024 * 1024,
-  (_entry, kept) => 2 * kept.json.text.length + 128,
+  (_entry, kept) => kept.json.size,
 );
 
 /** sessionJsonLd as its page inserts it, made once per entry. */
@@ -77,6 +77,7 @@ export function sessionJsonLdText(entry: SessionEntry, pageUrl: string): JsonLdT
   const kept = keptSessionJsonLd.get(entry);
   if (kept !== undefined && kept.pageUrl === pageUrl) return kept.json;
   const json = new JsonLdText(jsonLdText(sessionJsonLd(entry, pageUrl)));
+  void json.bytes; // made now, counted in the budget
   keptSessionJsonLd.set(entry, { pageUrl, json });
   return json;
 }

@@ -1,6 +1,6 @@
 import { type ComponentChildren, Fragment, h, type VNode } from 'preact';
-import { renderToString } from 'preact-render-to-string';
 import { LruCache } from '../core/lru-cache.js';
+import { insertMarkup, keepsMarkup, Markup, renderMarkup } from './page-bytes.js';
 
 /*
  * Markup that many pages repeat — a session's card and facts, a centre's section, the header and
@@ -10,42 +10,32 @@ import { LruCache } from '../core/lru-cache.js';
  *
  * A kept markup is valid for its key and its variant only. Keys are the read model's entries,
  * which are immutable (a changed session or centre is a new entry, so its markup is rendered
- * again the first time a page shows it), or the plain values the markup is made from.
+ * again the first time a page shows it), or the plain values the markup is made from. A page
+ * rendered as bytes copies the markup's UTF-8 bytes, kept too (web/page-bytes.ts).
  */
 
 /** Markups kept by key, least recently used first out, within a byte budget. */
 export class KeptMarkup<K> {
-  readonly #kept: LruCache<K, { variant: string; html: string }>;
+  readonly #kept: LruCache<K, { variant: string; markup: Markup }>;
 
   constructor(maxBytes: number) {
-    // Two bytes a character at most, and the entry's own overhead.
-    this.#kept = new LruCache(maxBytes, (_key, kept) => 2 * kept.html.length + 128);
+    // Its text (two bytes a character at most), its UTF-8 bytes, and the entry's own overhead.
+    this.#kept = new LruCache(maxBytes, (_key, kept) => kept.markup.size + 64);
   }
 
   /** The markup of `render()` for `key` in this `variant`, rendered now unless kept. */
-  html(key: K, variant: string, render: () => ComponentChildren): string {
+  markup(key: K, variant: string, render: () => ComponentChildren): Markup {
     const kept = this.#kept.get(key);
-    if (kept !== undefined && kept.variant === variant) return kept.html;
-    const html = renderToString(h(Fragment, null, render()));
-    this.#kept.set(key, { variant, html });
-    return html;
+    if (kept !== undefined && kept.variant === variant) return kept.markup;
+    const markup = new Markup(renderMarkup(h(Fragment, null, render())));
+    // Its bytes now, while it is new: counted in the budget, and made before the page copies them.
+    void markup.bytes;
+    this.#kept.set(key, { variant, markup });
+    return markup;
   }
 }
 
-let keeping = true;
-
-/**
- * Turns kept markups off (every one is then rendered afresh, inline, as if none were kept: the
- * reference rendering the tests compare pages with) or back on, the default.
- */
-export function keepMarkup(on: boolean): void {
-  keeping = on;
-}
-
-/** Whether kept markups are used; other kept renderings (JSON-LD, say) follow the same switch. */
-export function keepsMarkup(): boolean {
-  return keeping;
-}
+export { keepMarkup, keepsMarkup } from './page-bytes.js';
 
 export interface KeptProps<K> {
   /** The element that holds the markup, and its attributes (written in this order). */
@@ -65,9 +55,9 @@ export interface KeptProps<K> {
  * a kept markup does.
  */
 export function kept<K>({ tag, attrs, cache, of, variant = '', render }: KeptProps<K>): VNode {
-  if (!keeping) return h(tag, attrs ?? null, render());
+  if (!keepsMarkup()) return h(tag, attrs ?? null, render());
   // Raw on purpose: markup rendered by the same escaping renderer, for this very key and variant
-  return h(tag, { ...attrs, dangerouslySetInnerHTML: { __html: cache.html(of, variant, render) } });
+  return h(tag, { ...attrs, dangerouslySetInnerHTML: { __html: insertMarkup(cache.markup(of, variant, render)) } });
 }
 
 export interface KeptListProps<K> {
@@ -86,9 +76,9 @@ export interface KeptListProps<K> {
  * one, since even a kept item costs preact an element of its own to write (~1 µs each).
  */
 export function keptList<K>({ tag, attrs, cache, items, render }: KeptListProps<K>): VNode {
-  if (!keeping) return h(tag, attrs ?? null, items.map(render));
+  if (!keepsMarkup()) return h(tag, attrs ?? null, items.map(render));
   let html = '';
-  for (const item of items) html += cache.html(item, '', () => render(item));
+  for (const item of items) html += insertMarkup(cache.markup(item, '', () => render(item)));
   // Raw on purpose: each item's markup rendered by the same escaping renderer, for that very item
   return h(tag, { ...attrs, dangerouslySetInnerHTML: { __html: html } });
 }

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { Config } from '../config.js';
 import { KeptMarkup, kept } from './kept-markup.js';
+import { insertMarkup } from './page-bytes.js';
 import { JsonLdText, jsonLdText } from './render.js';
 import { STYLESHEET_PATH } from './stylesheet.js';
 
@@ -94,7 +95,7 @@ export function Layout(props: LayoutProps) {
           // Raw on purpose: JSON-LD escaped by jsonLdText, never catalogue markup
           <script
             type="application/ld+json"
-            dangerouslySetInnerHTML={{ __html: data instanceof JsonLdText ? data.text : jsonLdText(data) }}
+            dangerouslySetInnerHTML={{ __html: data instanceof JsonLdText ? insertMarkup(data) : jsonLdText(data) }}
           />
         ))}
       </head>

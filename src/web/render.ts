@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { Markup } from './page-bytes.js';
 
 /*
  * Pages are preact components rendered to a string: text and attribute values are escaped by
@@ -28,6 +29,8 @@ export function jsonLdText(data: unknown): string {
 }
 
 /** JSON-LD already made by jsonLdText (kept from an earlier page, say), for a layout to insert as it is. */
-export class JsonLdText {
-  constructor(readonly text: string) {}
+export class JsonLdText extends Markup {
+  get text(): string {
+    return this.html;
+  }
 }

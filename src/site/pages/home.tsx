@@ -4,7 +4,8 @@ import type { SessionEntry } from '../../catalogue/read-model.js';
 import { Pager, SessionList } from '../../web/components.js';
 import { described, Field, FieldMessage } from '../../web/field.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
-import { DEPARTMENT_LINKS_HTML, departmentOptionsHtml } from '../departments.js';
+import { insertMarkup } from '../../web/page-bytes.js';
+import { DEPARTMENT_LINKS, departmentOptions } from '../departments.js';
 import { type FormField, type ParsedSearch, searchHref } from '../search-query.js';
 
 export interface HomeProps {
@@ -56,7 +57,7 @@ export function SearchForm({ search }: { search: ParsedSearch }) {
             {...param('Department code, e.g. 69 or 2A; empty for all of France.')}
             {...described(e('dept'))}
             // Raw on purpose: constant markup rendered once by the same escaping renderer (departments.tsx)
-            dangerouslySetInnerHTML={{ __html: departmentOptionsHtml(canonicalDeptCode(v.dept ?? '')) }}
+            dangerouslySetInnerHTML={{ __html: insertMarkup(departmentOptions(canonicalDeptCode(v.dept ?? ''))) }}
           />
           <FieldMessage error={e('dept')} />
         </div>
@@ -157,7 +158,7 @@ export function HomePage(props: HomeProps) {
       <section aria-labelledby="departements">
         <h2 id="departements">Stages par département</h2>
         {/* Raw on purpose: constant markup rendered once by the same escaping renderer (departments.tsx) */}
-        <div dangerouslySetInnerHTML={{ __html: DEPARTMENT_LINKS_HTML }} />
+        <div dangerouslySetInnerHTML={{ __html: insertMarkup(DEPARTMENT_LINKS) }} />
       </section>
     </Layout>
   );

@@ -1,6 +1,6 @@
 import MarkdownIt from 'markdown-it';
 import type { ArticleLibrary } from '../../articles/articles.js';
-import { renderPage } from '../../web/render.js';
+import { renderPageBytes } from '../../web/page-bytes.js';
 import type { SiteContext } from '../context.js';
 import { ArticlePage, ArticlesPage } from '../pages/articles.js';
 
@@ -19,7 +19,7 @@ export function articleRoutes({ app, site, page }: SiteContext, articles: Articl
   app.get(
     '/articles',
     { schema: { hide: true } },
-    page(() => ({ status: 200, html: renderPage(<ArticlesPage site={site} articles={all} />) })),
+    page(() => ({ status: 200, body: renderPageBytes(<ArticlesPage site={site} articles={all} />) })),
   );
 
   app.get(
@@ -31,7 +31,7 @@ export function articleRoutes({ app, site, page }: SiteContext, articles: Articl
       if (!article) return undefined;
       return {
         status: 200,
-        html: renderPage(<ArticlePage site={site} article={article} bodyHtml={articleHtml.get(slug) ?? ''} />),
+        body: renderPageBytes(<ArticlePage site={site} article={article} bodyHtml={articleHtml.get(slug) ?? ''} />),
       };
     }),
   );

@@ -1,6 +1,6 @@
 import { firstUpcoming } from '../../catalogue/session-status.js';
 import { centrePath } from '../../web/components.js';
-import { renderPage } from '../../web/render.js';
+import { renderPageBytes } from '../../web/page-bytes.js';
 import type { SiteContext } from '../context.js';
 import { CentrePage } from '../pages/centre.js';
 import { existingPage, pageNumber } from '../paging.js';
@@ -19,7 +19,7 @@ export function centreRoute({ app, site, page }: SiteContext): void {
       const all = snapshot.sessionsByCentre.get(centre.view.id) ?? [];
       const found = existingPage(all, p, firstUpcoming(all, app.clock.now().getTime()));
       if (!found) return undefined;
-      const html = renderPage(
+      const body = renderPageBytes(
         <CentrePage
           site={site}
           centre={centre}
@@ -30,7 +30,7 @@ export function centreRoute({ app, site, page }: SiteContext): void {
         />,
       );
       // The centre and its sessions: any change to them changes its department's version.
-      return { status: 200, html, scope: { depts: [centre.view.deptCode], centres: false } };
+      return { status: 200, body, scope: { depts: [centre.view.deptCode], centres: false } };
     }),
   );
 }

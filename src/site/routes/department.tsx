@@ -3,7 +3,7 @@ import { canonicalDeptCode, departmentByCode } from '../../catalogue/geography.j
 import type { CentreEntry } from '../../catalogue/read-model.js';
 import { searchStages } from '../../catalogue/search.js';
 import { departmentPath } from '../../web/components.js';
-import { renderPage } from '../../web/render.js';
+import { renderPageBytes } from '../../web/page-bytes.js';
 import type { SiteContext } from '../context.js';
 import { DepartmentPage } from '../pages/department.js';
 import { existingPage, pageNumber, searchLimit } from '../paging.js';
@@ -27,7 +27,7 @@ export function departmentRoute({ app, site, page }: SiteContext): void {
     const query = { dept: department.code, limit: searchLimit(p), includeUnavailable: false };
     const found = existingPage(searchStages(app.catalogue.snapshot, query, app.clock.now()).entries, p);
     if (!found) return undefined;
-    const html = renderPage(
+    const body = renderPageBytes(
       <DepartmentPage
         site={site}
         department={department}
@@ -39,7 +39,7 @@ export function departmentRoute({ app, site, page }: SiteContext): void {
       />,
     );
     // Its sessions and centres: a centre moving in or out changes both departments' versions.
-    return { status: 200, html, scope: { depts: [department.code], centres: false } };
+    return { status: 200, body, scope: { depts: [department.code], centres: false } };
   });
 
   app.get('/departements/:code', { schema: { hide: true } }, async (request, reply) => {

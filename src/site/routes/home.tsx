@@ -1,7 +1,7 @@
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { type SearchScope, searchStages } from '../../catalogue/search.js';
 import { sendsMail } from '../../mail/transport.js';
-import { renderPage } from '../../web/render.js';
+import { renderPageBytes } from '../../web/page-bytes.js';
 import type { SiteContext } from '../context.js';
 import { HomePage } from '../pages/home.js';
 import { pageOf, searchLimit } from '../paging.js';
@@ -37,7 +37,7 @@ export function homeRoute({ app, site, page }: SiteContext): void {
       const api = new URLSearchParams();
       for (const [k, v] of Object.entries(search.values)) if (v && k !== 'page') api.set(k, v);
       const fields = mailEnabled ? alertFields(search.query) : undefined;
-      const html = renderPage(
+      const body = renderPageBytes(
         <HomePage
           site={site}
           search={search}
@@ -47,7 +47,7 @@ export function homeRoute({ app, site, page }: SiteContext): void {
           alert={fields ? { fields } : undefined}
         />,
       );
-      return { status: search.errors.length ? 400 : 200, html, ...(scope ? { scope } : {}) };
+      return { status: search.errors.length ? 400 : 200, body, ...(scope ? { scope } : {}) };
     }),
   );
 }
