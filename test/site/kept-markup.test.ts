@@ -49,6 +49,9 @@ const PAGES = [
   '/?city=villeurbanne&includeUnavailable=true',
   '/?dept=69&page=2',
   '/?dept=2A',
+  '/?city=lyon&from=2030-03-01&to=2030-06-30&maxPrice=300&includeUnavailable=1', // every field of the form
+  `/?city=${encodeURIComponent('<b>"Lyon" & l’Isle</b>')}&dept=69`, // markup typed in: escaped
+  '/?city=lyon&page=2', // the form of page 1, kept
   '/?city=!!!&from=2030-99-01',
   `/stages/${SESSIONS.lyonMar5.id}`, // open: the booking form
   `/stages/${SESSIONS.parisMar6Full.id}`, // full: the alternatives

@@ -3,6 +3,7 @@ import { canonicalDeptCode } from '../../catalogue/geography.js';
 import type { SessionEntry } from '../../catalogue/read-model.js';
 import { Pager, SessionList } from '../../web/components.js';
 import { described, Field, FieldMessage } from '../../web/field.js';
+import { KeptMarkup, kept } from '../../web/kept-markup.js';
 import { Layout, type SiteInfo } from '../../web/layout.js';
 import { insertMarkup } from '../../web/page-bytes.js';
 import { DEPARTMENT_LINKS, departmentOptions } from '../departments.js';
@@ -31,11 +32,47 @@ const SEARCH_TOOL = {
 };
 const param = (description: string) => ({ toolparamdescription: description });
 
+const SEARCH_FORM = {
+  class: 'search card',
+  method: 'get',
+  action: '/',
+  'aria-label': 'Rechercher un stage',
+  ...SEARCH_TOOL,
+};
+
+// The form as filled in by a search without errors, kept by the values it shows (~8 KB a search:
+// the list of departments is in it).
+const keptForms = new KeptMarkup<string>(1024 * 1024);
+
+/** The search form, filled in with the search's values and its errors. */
 export function SearchForm({ search }: { search: ParsedSearch }) {
+  if (search.errors.length > 0)
+    return (
+      <form {...SEARCH_FORM}>
+        <SearchFields search={search} />
+      </form>
+    );
+  const v = search.values;
+  // Exactly what the form shows of the search (see SearchFields).
+  const shown = [v.city ?? '', canonicalDeptCode(v.dept ?? ''), v.from ?? '', v.to ?? '', v.maxPrice ?? ''];
+  return kept({
+    tag: 'form',
+    attrs: SEARCH_FORM,
+    cache: keptForms,
+    of: JSON.stringify([...shown, unavailableChecked(v)]),
+    render: () => <SearchFields search={search} />,
+  });
+}
+
+function unavailableChecked(v: ParsedSearch['values']): boolean {
+  return v.includeUnavailable === 'true' || v.includeUnavailable === '1';
+}
+
+function SearchFields({ search }: { search: ParsedSearch }) {
   const v = search.values;
   const e = (f: FormField) => search.errors.find((err) => err.field === f);
   return (
-    <form class="search card" method="get" action="/" aria-label="Rechercher un stage" {...SEARCH_TOOL}>
+    <>
       <div class="row">
         <Field
           name="city"
@@ -93,7 +130,7 @@ export function SearchForm({ search }: { search: ParsedSearch }) {
             type="checkbox"
             value="true"
             {...param('Also list full sessions.')}
-            checked={v.includeUnavailable === 'true' || v.includeUnavailable === '1'}
+            checked={unavailableChecked(v)}
           />
           <label for="includeUnavailable">Afficher aussi les sessions complètes</label>
         </div>
@@ -101,7 +138,7 @@ export function SearchForm({ search }: { search: ParsedSearch }) {
       <div>
         <button type="submit">Rechercher</button>
       </div>
-    </form>
+    </>
   );
 }
 
