@@ -48,8 +48,11 @@ export interface SessionRecord {
 export interface CentreEntry {
   readonly view: Centre;
   readonly record: CentreRecord;
-  /** The view as JSON, spliced into every session of the centre. */
-  readonly json: string;
+  /**
+   * What ends the JSON of each of the centre's sessions, as bytes held once by the centre:
+   * `,"centre":` and the view as JSON, then the session's closing brace.
+   */
+  readonly tail: Buffer;
   readonly timeZone: string;
   readonly cityKey: string;
   readonly regionKey: string;
@@ -59,8 +62,12 @@ export interface CentreEntry {
 
 export interface SessionEntry {
   readonly view: StageSession;
-  /** The view serialised once, so that a list response is a concatenation. */
-  readonly bytes: Buffer;
+  /**
+   * The view serialised once, but for its centre: the JSON from its opening brace to its
+   * bookingUrl. `centre.tail` completes it (sessionJsonLength, writeSessionJson), so that a list
+   * response is a concatenation and the centre's JSON is held once, not once per session.
+   */
+  readonly head: Buffer;
   readonly record: SessionRecord;
   readonly centre: CentreEntry;
   /**
@@ -93,7 +100,7 @@ export function centreEntry(c: CentreRecord, urls: UrlBuilder): CentreEntry {
   return {
     view,
     record: c,
-    json: JSON.stringify(view),
+    tail: Buffer.from(`,"centre":${JSON.stringify(view)}}`),
     timeZone,
     approvalEndsAt: approvalEndsAt(c.approvedOn, timeZone),
     cityKey: searchKey(c.city),
@@ -120,13 +127,30 @@ export function sessionEntry(s: SessionRecord, centre: CentreEntry, urls: UrlBui
     bookingUrl: urls.booking(s.id),
     centre: centre.view,
   };
-  // The same text as JSON.stringify(view), with the centre's JSON made once per centre rather than
-  // once per session, and no escaping where none is needed (ids, dates and
+  // With centre.tail, the same text as JSON.stringify(view), with the centre's JSON made once per
+  // centre rather than once per session, and no escaping where none is needed (ids, dates and
   // times): a full build at ten times the demo spends most of its time here otherwise.
-  const json =
+  const head =
     `{"id":"${plain(view.id)}","day1":"${plain(view.day1)}","day2":"${plain(view.day2)}","startTime":"${plain(view.startTime)}",` +
     `"endTime":"${plain(view.endTime)}","priceEuros":${view.priceEuros},"spotsAvailable":${view.spotsAvailable},` +
-    `"bookingUrl":${str(view.bookingUrl)},"centre":${centre.json}}`;
+    `"bookingUrl":${str(view.bookingUrl)}`;
   const startsAt = startInstant(s.day1, s.startTime, centre.timeZone);
-  return { view, bytes: Buffer.from(json), record: s, centre, startsAt, cancelled: s.status === 'cancelled' };
+  return { view, head: Buffer.from(head), record: s, centre, startsAt, cancelled: s.status === 'cancelled' };
+}
+
+/** The length in bytes of a session's JSON (JSON.stringify(entry.view) as UTF-8). */
+export function sessionJsonLength(e: SessionEntry): number {
+  return e.head.length + e.centre.tail.length;
+}
+
+/** Copies a session's JSON into `into` at `at`; returns where it ends. */
+export function writeSessionJson(e: SessionEntry, into: Uint8Array, at: number): number {
+  into.set(e.head, at);
+  into.set(e.centre.tail, at + e.head.length);
+  return at + e.head.length + e.centre.tail.length;
+}
+
+/** A session's JSON in a buffer of its own (tests, and callers off the hot path). */
+export function sessionJson(e: SessionEntry): Buffer {
+  return Buffer.concat([e.head, e.centre.tail]);
 }
