@@ -105,7 +105,7 @@ function* sessionChanges(
     }
     const centre = record ? centresById.get(record.centreId) : undefined;
     if (record && centre) {
-      const entry = sessionEntry(record, centre, urls);
+      const entry = sessionEntry(record, centre);
       touchedDepts.add(centre.view.deptCode);
       byIdChanges.set(id, entry);
       if (!entry.cancelled) added.push(entry);
