@@ -1,6 +1,6 @@
-import { createHash, hash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ByteSlab } from '../http/byte-slab.js';
-import { type SessionEntry, sessionJsonLength, writeSessionJson } from './read-model.js';
+import { type SessionEntry, sessionJson, sessionJsonLength, writeSessionJson } from './read-model.js';
 import type { SearchResult } from './search.js';
 
 const COMMA = 0x2c;
@@ -27,7 +27,7 @@ export class ListBodies {
   #digestOf(e: SessionEntry): string {
     let digest = this.#digests.get(e);
     if (digest === undefined) {
-      digest = createHash('sha1').update(e.head).update(e.centre.tail).digest('base64url').slice(0, 16);
+      digest = hash('sha1', sessionJson(e), 'base64url').slice(0, 16);
       this.#digests.set(e, digest);
     }
     return digest;
