@@ -150,7 +150,8 @@ class Entry implements SessionEntry {
 
 export function sessionEntry(stored: SessionRecord, centre: CentreEntry): SessionEntry {
   // A record of one shape whatever made it (a database row, an import, the demo), whose centreId is
-  // the centre's own string rather than a copy per session.
+  // the centre's own string rather than a copy per session. Every field of SessionRecord: one added
+  // there is added here (test/catalogue/read-model-entries.test.ts compares them whole).
   const s: SessionRecord = {
     id: stored.id,
     centreId: centre.record.id,
