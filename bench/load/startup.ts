@@ -3,7 +3,8 @@
  * `node dist/server.js`) until /api/health answers 200, and the RSS of the whole process tree (npm, the
  * shell it may start, node) at that moment and 10 s later — for a first start on a fresh embedded
  * database (which creates it and loads the demo catalogue) and for a restart on it; beside the wall
- * time, the CPU time the tree used until then (which a shared machine's load changes much less). Each round runs
+ * time, the CPU time the tree used until then (which a shared machine's load changes much less), and the settled
+ * tree's memory with the pages of a file both processes map (the node binary) counted once. Each round runs
  * both for every service given, one after the other, so that checkouts compared in one run share the
  * machine's load; it prints each round, then the medians. Not part of `npm test`.
  *
@@ -14,6 +15,8 @@
  *     STARTUP_SETTLE_S  seconds between health and the second RSS reading, default 10
  *     STARTUP_CASES     first,restart (default) or one of them; restarts alone reuse one prepared database
  *     STARTUP_PORT      default 4592
+ *     STARTUP_DATABASE_URL  restarts on this PostgreSQL database (its catalogue as it is, e.g. after the CLI's
+ *                       `demo --scale 10`) instead of an embedded one; restarts only (STARTUP_CASES=restart)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +30,12 @@ const rounds = Number(process.env.STARTUP_ROUNDS ?? 5);
 const settleMs = Number(process.env.STARTUP_SETTLE_S ?? 10) * 1000;
 const port = Number(process.env.STARTUP_PORT ?? 4592);
 const cases = (process.env.STARTUP_CASES ?? 'first,restart').split(',');
+const databaseUrl = process.env.STARTUP_DATABASE_URL;
+if (databaseUrl && cases.includes('first'))
+  throw new Error('STARTUP_DATABASE_URL measures restarts: set STARTUP_CASES=restart');
+// The database the service runs on: an embedded one in `dataDir`, or the PostgreSQL database given.
+const databaseEnv = (dataDir: string): Record<string, string> =>
+  databaseUrl ? { DATABASE_URL: databaseUrl, DEMO_CATALOGUE: 'false' } : { DATA_DIR: dataDir };
 
 /** Every process whose ancestry leads to `root`, `root` included. */
 function tree(root: number): number[] {
@@ -78,11 +87,50 @@ function treeRssMb(root: number): number {
   return kb / 1024;
 }
 
+/**
+ * The tree's memory with each file's pages counted once: the sum of RSS counts the node binary's
+ * pages (about 40 MB) in npm's process and again in the server's, though both map the same pages
+ * of the same file. Anonymous memory (each process's own) summed, and for each file the most any
+ * one process of the tree has of it resident (a floor for the union of their pages).
+ */
+function treeDistinctMb(root: number): number {
+  let anonKb = 0;
+  const fileKb = new Map<string, number>();
+  for (const pid of tree(root)) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+    } catch {
+      continue; // it ended meanwhile
+    }
+    const perFile = new Map<string, number>();
+    let file: string | undefined;
+    for (const line of text.split('\n')) {
+      const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+      if (mapping) {
+        // inode 0: anonymous memory, the heap and the stack; otherwise a file.
+        file = mapping[1] === '0' ? undefined : mapping[2];
+        continue;
+      }
+      const rss = /^Rss:\s+(\d+)/.exec(line);
+      if (!rss) continue;
+      if (file === undefined) anonKb += Number(rss[1]);
+      else perFile.set(file, (perFile.get(file) ?? 0) + Number(rss[1]));
+    }
+    for (const [name, kb] of perFile) fileKb.set(name, Math.max(fileKb.get(name) ?? 0, kb));
+  }
+  let kb = anonKb;
+  for (const v of fileKb.values()) kb += v;
+  return kb / 1024;
+}
+
 interface Figures {
   seconds: number;
   cpuSeconds: number;
   rssAtHealth: number;
   rssSettled: number;
+  /** The settled tree's memory with each file's pages counted once (treeDistinctMb). */
+  distinctSettled: number;
 }
 
 async function start(serviceDir: string, dataDir: string, settle = settleMs): Promise<Figures> {
@@ -95,7 +143,7 @@ async function start(serviceDir: string, dataDir: string, settle = settleMs): Pr
   const t0 = performance.now();
   const child = spawn(file, args, {
     cwd: serviceDir,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...databaseEnv(dataDir), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise((done) => child.once('exit', done));
@@ -113,9 +161,10 @@ async function start(serviceDir: string, dataDir: string, settle = settleMs): Pr
   const rssAtHealth = treeRssMb(child.pid as number);
   await sleep(settle);
   const rssSettled = treeRssMb(child.pid as number);
+  const distinctSettled = treeDistinctMb(child.pid as number);
   child.kill('SIGTERM');
   await exited;
-  return { seconds, cpuSeconds, rssAtHealth, rssSettled };
+  return { seconds, cpuSeconds, rssAtHealth, rssSettled, distinctSettled };
 }
 
 const median = (xs: number[]) => {
@@ -125,7 +174,8 @@ const median = (xs: number[]) => {
     : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
 };
 const show = (f: Figures) =>
-  `${f.seconds.toFixed(2)} s (CPU ${f.cpuSeconds.toFixed(2)} s), RSS ${f.rssAtHealth.toFixed(0)} → ${f.rssSettled.toFixed(0)} MB`;
+  `${f.seconds.toFixed(2)} s (CPU ${f.cpuSeconds.toFixed(2)} s), RSS ${f.rssAtHealth.toFixed(0)} → ${f.rssSettled.toFixed(0)} MB` +
+  ` (${f.distinctSettled.toFixed(0)} MB with shared file pages once)`;
 
 const results = new Map(services.map((dir) => [dir, { first: [] as Figures[], restart: [] as Figures[] }]));
 console.log(
@@ -167,6 +217,7 @@ for (const [dir, { first, restart }] of results) {
     cpuSeconds: median(fs.map((f) => f.cpuSeconds)),
     rssAtHealth: median(fs.map((f) => f.rssAtHealth)),
     rssSettled: median(fs.map((f) => f.rssSettled)),
+    distinctSettled: median(fs.map((f) => f.distinctSettled)),
   });
   console.log(dir);
   if (first.length) console.log(`  first start ${show(med(first))}`);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { releaseBytes } from '../core/release-bytes.js';
 import { templateKey } from '../db/pglite-template.js';
 import { CATALOGUE_READ_SHAPE, type StoredCatalogue } from './repository.js';
 
@@ -64,6 +65,8 @@ export async function readStoredCopy(file: string, stamp: string): Promise<Store
     return { version: header.version, updatedAt: new Date(header.updatedAt), stamp, centres, sessions };
   } catch {
     return undefined; // cut short or not JSON: the database is read instead
+  } finally {
+    releaseBytes(bytes); // the file's megabytes, otherwise kept until the next full collection
   }
 }
 
