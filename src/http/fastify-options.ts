@@ -5,6 +5,7 @@ import { loggableError } from '../core/loggable-error.js';
 import { clientErrorHandler, frameworkErrors, requestIdFrom } from './client-errors.js';
 import { timeoutOptions } from './connections.js';
 import type { HtmlErrorPage } from './errors.js';
+import { requestLoggerFactory } from './request-logger.js';
 
 export type LoggerOption = boolean | { level: string; stream?: { write(line: string): void } };
 
@@ -39,6 +40,8 @@ export function fastifyOptions(
 ): FastifyServerOptions {
   return {
     logger: loggerOptions(config, logger),
+    // Each request's logger is made when it first logs (http/request-logger.ts).
+    ...(logger === false ? {} : { childLoggerFactory: requestLoggerFactory }),
     // The caller's x-request-id is kept only when short and plain: it is echoed and logged.
     requestIdHeader: false,
     genReqId: (request) => requestIdFrom(request.headers['x-request-id']),

@@ -58,7 +58,8 @@ function observeRequests(
     labelNames: ['tool'],
     registers: [registry],
   });
-  app.addHook('onResponse', async (request, reply) => {
+  // Synchronous, as its work is: no promise to settle per request.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED;
     duration.observe(
       { method: request.method, route, status_code: String(reply.statusCode) },
@@ -74,6 +75,7 @@ function observeRequests(
         toolCalls.inc({ tool: typeof name === 'string' && knownTools.has(name) ? name : 'unknown' });
       }
     }
+    done();
   });
 }
 

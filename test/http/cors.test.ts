@@ -75,6 +75,31 @@ describe('CORS', () => {
     expect(await corsOf('/api/stages', 'OPTIONS')).toContain('access-control-allow-origin');
   });
 
+  it('gives the public API’s routes the very headers @fastify/cors gives, in the same place', async () => {
+    // A path under the public API that no route answers: its 404 gets the plugin's own headers.
+    const plugin = await app.inject({ url: '/api/stages/x/y/z', headers: ORIGIN });
+    expect(plugin.statusCode).toBe(404);
+    const fromPlugin = Object.entries(plugin.headers).filter(([name]) => name.startsWith('access-control-'));
+    expect(fromPlugin.map(([name]) => name)).toEqual(['access-control-allow-origin', 'access-control-expose-headers']);
+    for (const [method, url] of [
+      ['GET', '/api/stages?limit=1'],
+      ['HEAD', '/api/stages?limit=1'],
+      ['GET', '/api/stages?dept=999'],
+      ['GET', `/api/stages/${SESSIONS.lyonMar5.id}`],
+      ['GET', '/api/health'],
+      ['GET', '/api/admin/sessions'],
+      ['GET', '/openapi.json'],
+      ['POST', '/api/oauth/token'],
+    ] as const) {
+      const res = await app.inject({ method, url, headers: ORIGIN });
+      const names = Object.keys(res.headers);
+      const own = Object.entries(res.headers).filter(([name]) => name.startsWith('access-control-'));
+      expect(own, `${method} ${url}`).toEqual(fromPlugin);
+      // Right after the request id, where the plugin's hook put them.
+      expect(names[names.indexOf('x-request-id') + 1], `${method} ${url}`).toBe('access-control-allow-origin');
+    }
+  });
+
   it('reads paths as the router does', () => {
     expect(isPublicApiPath('/api/stages')).toBe(true);
     expect(isPublicApiPath('/api//stages?x=1')).toBe(true);

@@ -1,5 +1,5 @@
 import type { CityMatcher, Origin } from '../locations.js';
-import { distanceKm, locationKey, matchesCity } from '../locations.js';
+import { distanceKm, EARTH_RADIUS_KM, locationKey, matchesCity } from '../locations.js';
 import type { CentreEntry } from '../read-model.js';
 
 /**
@@ -60,11 +60,14 @@ export function locationFiltersKey(f: LocationFilters): string {
 export function pickCentres(centres: readonly CandidateCentre[], f: LocationFilters): PickedCentres {
   const { dept, city, regionNeedle, origin, radius } = f;
   const metres = new Map<string, number>();
+  const maxDegreesNorthSouth = latitudeSpan(radius);
   const picked = centres.filter((c) => {
     if (dept !== undefined && c.deptCode !== dept) return false;
     if (city !== undefined && !matchesCity(city.matcher, c.cityKey, c.postalCode)) return false;
     if (regionNeedle !== undefined && !c.regionKey.includes(regionNeedle)) return false;
     if (origin) {
+      // Most centres lie further north or south than the radius: no haversine for them.
+      if (Math.abs(c.lat - origin.lat) > maxDegreesNorthSouth) return false;
       const km = distanceKm(origin.lat, origin.lng, c.lat, c.lng);
       if (km > radius) return false;
       metres.set(c.id, Math.round(km * 1000));
@@ -72,4 +75,14 @@ export function pickCentres(centres: readonly CandidateCentre[], f: LocationFilt
     return true;
   });
   return { centres: picked, depts: [...new Set(picked.map((c) => c.deptCode))], metres };
+}
+
+/**
+ * The difference in latitude (degrees) beyond which a place is surely further than `radiusKm`: the
+ * great-circle distance is never shorter than the one along a meridian, R·|Δφ| (the haversine's
+ * first term alone), so a centre past it is out whatever its longitude. A hair wider than exact,
+ * so that rounding never drops a centre the haversine keeps (test/catalogue/pick-centres.test.ts).
+ */
+export function latitudeSpan(radiusKm: number): number {
+  return (radiusKm / EARTH_RADIUS_KM) * (180 / Math.PI) * (1 + 1e-9);
 }
