@@ -17,7 +17,8 @@ export const SESSION_JSON_OBJECT = `json_build_object('id', id::text, 'centreId'
 
 /**
  * One statement, so one snapshot of the database without a transaction around it: the catalogue's
- * version and last change (to the millisecond, as a Date holds it), the log after `since` (at most
+ * version and last change (cut to the millisecond, as a Date read from its text holds it; rounded
+ * after the cut, exact whether extract gives a numeric or a double), the log after `since` (at most
  * FEW_CHANGES + 1 rows, as JSON [version, entity, id] in the order the full read has them: the
  * aggregate reads the materialised `ch` in its own order, so rows of one version keep theirs), and —
  * only when those are few and all sessions' — the changed sessions as they now stand.
@@ -25,7 +26,7 @@ export const SESSION_JSON_OBJECT = `json_build_object('id', id::text, 'centreId'
 const READ = (since: number) => sql`with st as (select version, updated_at from catalogue_state where id = 1),
   ch as (select version, entity, id from catalogue_changes
     where version > ${since} and version <= (select version from st) order by version limit ${FEW_CHANGES + 1})
-  select st.version, floor(extract(epoch from st.updated_at) * 1000)::float8 as "updatedMs",
+  select st.version, round(extract(epoch from date_trunc('milliseconds', st.updated_at)) * 1000)::float8 as "updatedMs",
     (select json_agg(json_build_array(version, entity, id)) from ch)::text as changes,
     case when (select count(*) from ch) <= ${FEW_CHANGES} and not exists (select from ch where entity <> 'session' or id is null)
       then (select json_agg(${sql.raw(SESSION_JSON_OBJECT)}) from stage_sessions where id in (select id from ch))::text

@@ -57,6 +57,15 @@ describe('the change log read in one statement', () => {
     expect(typeof quick === 'object' && quick.sessions.get(SESSIONS.lyonMar5.id)?.priceCents).toBe(24200);
   });
 
+  it('reads the last change’s time to the same millisecond as the full read, microseconds cut', async () => {
+    const start = await readCatalogueVersion(db);
+    await price(SESSIONS.lyonMar5.id, 24150);
+    await db.execute(sql`update catalogue_state set updated_at = '2030-03-01 10:00:00.123999+00' where id = 1`);
+    const { quick, full } = await bothFrom(start);
+    expect(typeof quick === 'object' && quick.updatedAt.toISOString()).toBe('2030-03-01T10:00:00.123Z');
+    expect(quick).toEqual(full);
+  });
+
   it('reads a deleted session as removed, as the full read does', async () => {
     const start = await readCatalogueVersion(db);
     await db.execute(sql`delete from stage_sessions where id = ${SESSIONS.lyonPast.id}::uuid`);
