@@ -135,8 +135,12 @@ const MAX_DELTA_ROWS = 5000;
  * now, in one consistent snapshot. Undefined when nothing changed; `reload` when the log cannot
  * say (pruned past `since`, a wholesale replacement, or too much at once).
  */
-export async function readChangesSince(db: Db, since: number): Promise<CatalogueDelta | 'reload' | undefined> {
-  const recent = await readRecentChanges(db, since);
+export async function readChangesSince(
+  db: Db,
+  since: number,
+  { oneStatement = true }: { oneStatement?: boolean } = {},
+): Promise<CatalogueDelta | 'reload' | undefined> {
+  const recent = oneStatement ? await readRecentChanges(db, since) : 'more';
   return recent === 'more' ? readChangesInFull(db, since) : recent;
 }
 
