@@ -237,7 +237,9 @@ async function main(): Promise<void> {
     const write = async (instance = n % INSTANCES): Promise<Write> => {
       const i = n++;
       const id = targets[i % targets.length] as string;
-      const price = 150 + (i % 9973) / 100;
+      // Whole cents over 100, the double the service's priceEuros prints back: 150 + 1608 / 100 would
+      // be 166.07999999999998, stored and sent as 166.08, and its write counted unseen.
+      const price = (15000 + (i % 9973)) / 100;
       const w: Write = { key: `${id} ${price}`, instance, sentAt: performance.now() };
       writes.set(w.key, w);
       const res = await fetch(`http://127.0.0.1:${port(instance)}/api/admin/sessions/${id}`, {

@@ -211,7 +211,12 @@ export class Catalogue {
 
   async #catchUp(): Promise<void> {
     const previous = this.snapshot;
-    const read = await readChangesSince(this.database.db, previous.version);
+    // One statement on PostgreSQL (recent-changes.ts). Embedded, the transaction: under a writer that
+    // never pauses, PGlite's one connection served a write's own transaction only after that writer
+    // was done (test/catalogue/refresh-under-changes.test.ts), and no other instance shares the cost.
+    const read = await readChangesSince(this.database.db, previous.version, {
+      oneStatement: this.database.kind === 'postgres',
+    });
     if (read === undefined) return;
     const started = performance.now();
     if (read === 'reload') {

@@ -9,7 +9,19 @@ export interface FeedEntry {
   readonly start: number;
   /** Where each session's event lies in `bytes`, for filtered streams; none for a `reset`. */
   readonly spans?: readonly EventSpan[] | undefined;
+  /**
+   * `bytes` as one chunk of an HTTP/1.1 chunked body (size line, bytes, CRLF): what an unfiltered
+   * stream hands its socket whole, framed once for every stream (see EventStream).
+   */
+  readonly chunk: Buffer;
 }
+
+/** `bytes` framed as one chunk of a chunked body, as Node's ServerResponse frames each write. */
+export function chunkOf(bytes: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`, 'latin1'), bytes, CRLF]);
+}
+
+const CRLF = Buffer.from('\r\n', 'latin1');
 
 /**
  * The recent events of the change stream, built once and shared by every open stream: each stream
@@ -35,7 +47,7 @@ export class ChangeFeed {
   }
 
   append(version: number, bytes: Buffer, spans?: readonly EventSpan[]): void {
-    this.#entries.push({ seq: this.#head++, version, bytes, start: this.#end, spans });
+    this.#entries.push({ seq: this.#head++, version, bytes, start: this.#end, spans, chunk: chunkOf(bytes) });
     this.#end += bytes.length;
     this.#retained += bytes.length;
   }

@@ -3,6 +3,7 @@ import { and, asc, count, eq, gt, inArray, isNull, lt, lte, sql } from 'drizzle-
 import type { Db } from '../db/connect.js';
 import { catalogueChanges, catalogueState, centres, idempotencyKeys, stageSessions } from '../db/schema.js';
 import type { CatalogueDelta, CentreRecord, SessionRecord } from './read-model.js';
+import { readRecentChanges, SESSION_JSON_OBJECT } from './recent-changes.js';
 
 export interface CatalogueData {
   centres: CentreRecord[];
@@ -67,10 +68,7 @@ const SESSION_SELECT = sql.raw(
 // database a row of one field crosses from PGlite to JavaScript about twice as fast as eleven typed
 // fields (20,000 sessions: 0.5-0.7 s to 0.3-0.5 s on a cold start), and JSON.parse is cheaper than the
 // drivers' per-field parsers. The values are the same: a date's JSON is its ISO text, smallints are numbers.
-const SESSION_JSON_TEXT = `select json_build_object('id', id::text, 'centreId', centre_id::text, 'courseNumber', course_number,
-   'day1', day1::text, 'day2', day2::text, 'startTime', start_time, 'endTime', end_time,
-   'priceCents', price_cents, 'capacity', capacity::int, 'spotsAvailable', spots_available::int,
-   'status', status)::text as j from stage_sessions`;
+const SESSION_JSON_TEXT = `select ${SESSION_JSON_OBJECT}::text as j from stage_sessions`;
 const SESSION_JSON_SELECT = sql.raw(SESSION_JSON_TEXT);
 // The read model's order (compareSessions): byte order on the texts, uuid order on ids. The
 // columns are the table's, not the select's text casts of the same names, so that the index of
@@ -137,7 +135,20 @@ const MAX_DELTA_ROWS = 5000;
  * now, in one consistent snapshot. Undefined when nothing changed; `reload` when the log cannot
  * say (pruned past `since`, a wholesale replacement, or too much at once).
  */
-export async function readChangesSince(db: Db, since: number): Promise<CatalogueDelta | 'reload' | undefined> {
+export async function readChangesSince(
+  db: Db,
+  since: number,
+  { oneStatement = true }: { oneStatement?: boolean } = {},
+): Promise<CatalogueDelta | 'reload' | undefined> {
+  const recent = oneStatement ? await readRecentChanges(db, since) : 'more';
+  return recent === 'more' ? readChangesInFull(db, since) : recent;
+}
+
+/**
+ * readChangesSince in a transaction of several statements, whatever the log holds: many changes
+ * read by pages, a changed centre's sessions with it.
+ */
+export async function readChangesInFull(db: Db, since: number): Promise<CatalogueDelta | 'reload' | undefined> {
   return db.transaction(
     async (tx) => {
       const [state] = await tx.select().from(catalogueState).where(eq(catalogueState.id, 1));
