@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ArticleLibrary } from '../../../src/articles/articles.js';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../../helpers/database.js';
 import { freePort } from '../../helpers/ports.js';
+import { collectOutput, untilHealthy } from '../../helpers/service-process.js';
 
 /*
  * What the compiled service loads on first use rather than at start (the articles' Markdown
@@ -36,7 +37,6 @@ describe('the compiled service, cold: what loads on first use', () => {
   let dataDir: string | undefined;
   let child: ChildProcess | undefined;
   let port: number;
-  let output = '';
 
   beforeAll(async () => {
     const env: Record<string, string> = {};
@@ -54,23 +54,7 @@ describe('the compiled service, cold: what loads on first use', () => {
       env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT: 'off' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout?.on('data', (c) => {
-      output += c;
-    });
-    child.stderr?.on('data', (c) => {
-      output += c;
-    });
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the service exited at start (${child.exitCode}):\n${output}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      if (Date.now() > deadline) throw new Error(`the service did not become healthy:\n${output}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await untilHealthy(child, port, collectOutput(child));
   }, 90_000);
 
   afterAll(async () => {

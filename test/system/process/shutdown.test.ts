@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../../helpers/database.js';
 import { freePort } from '../../helpers/ports.js';
+import { collectOutput, untilHealthy } from '../../helpers/service-process.js';
 
 /*
  * The compiled service as operators run it (`npm start` → `node dist/server.js`), stopped by a
@@ -103,25 +104,9 @@ describe('stopping the compiled service with a signal', () => {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
-    child.stdout?.on('data', (c) => {
-      output += c;
-    });
-    child.stderr?.on('data', (c) => {
-      output += c;
-    });
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the service exited at start (${child.exitCode}):\n${output}`);
-      const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      if (Date.now() > deadline) throw new Error(`the service did not become healthy:\n${output}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    return { child, port, output: () => output };
+    const output = collectOutput(child);
+    await untilHealthy(child, port, output);
+    return { child, port, output };
   }
 
   it('SIGTERM to the npm pid drains: health 503 draining, answers finish whole, keep-alive closed cleanly, exit 0, nothing left', async () => {
