@@ -22,6 +22,11 @@ const centre = (i: number, lat: number, lng: number): CandidateCentre => ({
   lng,
 });
 
+/** What the search picks for `near` alone: no department, town or region. */
+function pickNear(centres: readonly CandidateCentre[], origin: Origin, radius: number) {
+  return pickCentres(centres, { dept: undefined, city: undefined, regionNeedle: undefined, origin, radius });
+}
+
 /** What the haversine alone picks: each centre within the radius and its distance in metres. */
 function byHaversine(centres: readonly CandidateCentre[], origin: Origin, radius: number): Map<string, number> {
   const within = new Map<string, number>();
@@ -48,13 +53,7 @@ describe('picking the centres near a place', () => {
           const spread = i % 3 === 0 ? 30 : 2.5 * radius * DEGREES_PER_KM;
           return centre(i, origin.lat + (rnd() - 0.5) * spread, origin.lng + (rnd() - 0.5) * spread);
         });
-        const picked = pickCentres(centres, {
-          dept: undefined,
-          city: undefined,
-          regionNeedle: undefined,
-          origin,
-          radius,
-        });
+        const picked = pickNear(centres, origin, radius);
         const expected = byHaversine(centres, origin, radius);
         expect(new Map(picked.metres)).toEqual(expected);
         expect(picked.centres.map((c) => c.id)).toEqual(centres.filter((c) => expected.has(c.id)).map((c) => c.id));
@@ -71,13 +70,7 @@ describe('picking the centres near a place', () => {
           centre(2 * k, origin.lat + exact * (1 + nudge), origin.lng),
           centre(2 * k + 1, origin.lat - exact * (1 + nudge), origin.lng),
         ]);
-        const picked = pickCentres(centres, {
-          dept: undefined,
-          city: undefined,
-          regionNeedle: undefined,
-          origin,
-          radius,
-        });
+        const picked = pickNear(centres, origin, radius);
         const expected = byHaversine(centres, origin, radius);
         onTheEdge += expected.size;
         expect(new Map(picked.metres)).toEqual(expected);
