@@ -54,6 +54,8 @@ const CLK_TCK = 100;
 
 const dbUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${NAME}` }).toString();
 const port = (i: number) => BASE_PORT + i;
+/** Each instance's metrics listener (METRICS_PORT): GC and event-loop figures per phase. */
+const metricsPort = (i: number) => BASE_PORT + 50 + i;
 
 const onServer = (statement: string) => runOnServer(ADMIN_URL, statement);
 
@@ -89,6 +91,7 @@ async function start(i: number): Promise<{ child: ChildProcess; startMs: number 
       DATABASE_URL: dbUrl,
       DEMO_CATALOGUE: 'false',
       PUBLIC_BASE_URL: `http://127.0.0.1:${port(i)}`,
+      METRICS_PORT: String(metricsPort(i)),
       LOG_LEVEL: 'warn',
       RATE_LIMIT: 'off',
       LOG_SAMPLE_READS: '0',
@@ -105,6 +108,45 @@ async function start(i: number): Promise<{ child: ChildProcess; startMs: number 
   }
   return { child, startMs: performance.now() - started };
 }
+
+/** What an instance's metrics say of its collector and event loop (the loop's figures since the last scrape). */
+interface Runtime {
+  majorGcs: number;
+  majorGcMs: number;
+  incrementalGcMs: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+}
+
+async function runtime(i: number): Promise<Runtime> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort(i)}/metrics`)).text();
+  const lines = text.split('\n');
+  const value = (key: string) => Number(lines.find((l) => l.startsWith(`${key} `))?.slice(key.length + 1) ?? 0);
+  return {
+    majorGcs: value('nodejs_gc_duration_seconds_count{kind="major"}'),
+    majorGcMs: value('nodejs_gc_duration_seconds_sum{kind="major"}') * 1000,
+    incrementalGcMs: value('nodejs_gc_duration_seconds_sum{kind="incremental"}') * 1000,
+    loopP99Ms: value('nodejs_eventloop_lag_p99_seconds') * 1000,
+    loopMaxMs: value('nodejs_eventloop_lag_max_seconds') * 1000,
+  };
+}
+
+/**
+ * Each instance's full (mark-compact) collections between two scrapes, their pauses and
+ * incremental marking, and its event-loop delay meanwhile (the later scrape's p99 and max: the
+ * service's metrics reset the loop's histogram at each scrape). A phase short enough to hold no
+ * full collection says little of the write latency a longer one will see.
+ */
+function runtimeLine(before: Runtime[], after: Runtime[]): string {
+  return `  each instance meanwhile: ${after
+    .map((a, i) => {
+      const b = before[i] as Runtime;
+      return `${a.majorGcs - b.majorGcs} full GCs (pauses ${f0(a.majorGcMs - b.majorGcMs)} ms, incremental ${f0(a.incrementalGcMs - b.incrementalGcMs)} ms), loop delay p99 ${f0(a.loopP99Ms)} ms max ${f0(a.loopMaxMs)} ms`;
+    })
+    .join('; ')}`;
+}
+
+const runtimes = () => Promise.all(Array.from({ length: INSTANCES }, (_, i) => runtime(i)));
 
 /** A change stream read from `localAddress`: `onSession(id, price)` at each session event's arrival. */
 function subscribe(
@@ -295,7 +337,9 @@ async function main(): Promise<void> {
 
       // 1. Changes alone: propagation, and the CPU each instance spends per change.
       const cpu0 = pids.map(cpuMs);
+      const rt0 = await runtimes();
       const alone = await writeFor(DURATION);
+      const rt1 = await runtimes();
       const cpu1 = pids.map(cpuMs);
       const p1 = await propagation(alone);
       console.log(`\nchanges alone, ${alone.length} PATCHes (${statuses(alone)}):`);
@@ -308,6 +352,7 @@ async function main(): Promise<void> {
           .map((_, i) => `${f0((((cpu1[i] as number) - (cpu0[i] as number)) / alone.length) * 1000)} µs`)
           .join(', ')}`,
       );
+      console.log(runtimeLine(rt0, rt1));
 
       // 2. Reads saturating instance 1, still and under changes, interleaved.
       const paths =
@@ -315,11 +360,12 @@ async function main(): Promise<void> {
       const job: ReadJob = { url: `http://127.0.0.1:${port(0)}`, paths, connections: CONNECTIONS, duration: DURATION };
       await read({ ...job, duration: 3 }); // warm-up
       const still: ReadFigures[] = [];
-      const moving: { reads: ReadFigures; writes: Write[] }[] = [];
+      const moving: { reads: ReadFigures; writes: Write[]; runtime: string }[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         still.push(await read(job));
+        const before = await runtimes();
         const [reads, ws] = await Promise.all([read(job), writeFor(DURATION)]);
-        moving.push({ reads, writes: ws });
+        moving.push({ reads, writes: ws, runtime: runtimeLine(before, await runtimes()) });
       }
       const line = (what: string, r: ReadFigures) =>
         `  ${what.padEnd(30)} ${f0(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  non-2xx ${r.non2xx}  errors ${r.errors}`;
@@ -327,7 +373,8 @@ async function main(): Promise<void> {
         `\nreads saturating instance 1 (${paths.length} distinct paths, ${CONNECTIONS} connections, ${DURATION} s):`,
       );
       for (const [r, s] of still.entries()) console.log(line(`still, round ${r + 1}`, s));
-      for (const [r, m] of moving.entries()) console.log(line(`${RATE} changes/s, round ${r + 1}`, m.reads));
+      for (const [r, m] of moving.entries())
+        console.log(`${line(`${RATE} changes/s, round ${r + 1}`, m.reads)}\n${m.runtime}`);
       const sum = (rs: ReadFigures[]) => rs.reduce((a, r) => a + r.rps, 0);
       console.log(`  throughput under changes / still: ${(sum(moving.map((m) => m.reads)) / sum(still)).toFixed(2)}`);
       const movingWrites = moving.flatMap((m) => m.writes);
@@ -338,11 +385,14 @@ async function main(): Promise<void> {
 
       // 3. 70 % of the still maximum, under changes.
       const rate = Math.round(0.7 * (sum(still) / still.length));
+      const rt70 = await runtimes();
       const [at70, w70] = await Promise.all([read({ ...job, rate }), writeFor(DURATION)]);
+      const runtime70 = runtimeLine(rt70, await runtimes());
       const p3 = await propagation(w70);
       console.log(`\nreads at a fixed ${rate} req/s (70 % of the still maximum) under ${RATE} changes/s:`);
       console.log(line('reads', at70));
       console.log(`  writes: all ${dist(latencies(w70))}; to that instance ${dist(latencies(w70, 0))}`);
+      console.log(runtime70);
       console.log(`  seen in every instance's stream: ${dist(p3.delays)} (${p3.missing} unseen)`);
     }
     for (const s of streams) s.close();
