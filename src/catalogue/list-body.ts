@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { ByteSlab } from '../http/byte-slab.js';
-import type { SessionEntry } from './read-model.js';
+import { type SessionEntry, sessionJson, sessionJsonLength, writeSessionJson } from './read-model.js';
 import type { SearchResult } from './search.js';
 
 const COMMA = 0x2c;
@@ -27,7 +27,7 @@ export class ListBodies {
   #digestOf(e: SessionEntry): string {
     let digest = this.#digests.get(e);
     if (digest === undefined) {
-      digest = hash('sha1', e.bytes, 'base64url').slice(0, 16);
+      digest = hash('sha1', sessionJson(e), 'base64url').slice(0, 16);
       this.#digests.set(e, digest);
     }
     return digest;
@@ -51,7 +51,7 @@ export class ListBodies {
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i] as SessionEntry;
       said += this.#digestOf(e);
-      size += e.bytes.length;
+      size += sessionJsonLength(e);
       const extra = extras?.[i];
       if (extra !== undefined) {
         said += extra;
@@ -65,9 +65,7 @@ export class ListBodies {
     at += bytes.write(DATA_OPEN, at, 'latin1');
     for (let i = 0; i < entries.length; i++) {
       if (i > 0) bytes[at++] = COMMA;
-      const e = (entries[i] as SessionEntry).bytes;
-      bytes.set(e, at);
-      at += e.length;
+      at = writeSessionJson(entries[i] as SessionEntry, bytes, at);
       const extra = extras?.[i];
       // Over the session's closing brace.
       if (extra !== undefined) at += bytes.write(extra, at - 1, 'latin1') - 1;

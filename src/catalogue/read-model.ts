@@ -13,6 +13,9 @@ export {
   type SessionRecord,
   type StoredSessionStatus,
   sessionEntry,
+  sessionJson,
+  sessionJsonLength,
+  writeSessionJson,
 } from './read-model/entries.js';
 export { SessionChunks } from './read-model/session-chunks.js';
 export { compareSessions, firstOnOrAfter, partitionPoint } from './read-model/session-order.js';

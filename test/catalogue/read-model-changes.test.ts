@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { CatalogueUpdate } from '../../src/catalogue/catalogue.js';
-import { CatalogueSnapshot, urlBuilder } from '../../src/catalogue/read-model.js';
+import { CatalogueSnapshot, sessionJson, urlBuilder } from '../../src/catalogue/read-model.js';
 import { loadCatalogue } from '../../src/catalogue/repository.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { keysFor, NEW_CENTRE, newSession } from '../helpers/admin-keys.js';
@@ -17,11 +17,11 @@ function visible(s: CatalogueSnapshot) {
   const ids = (list: readonly { record: { id: string } }[] | undefined) => (list ?? []).map((e) => e.record.id);
   return {
     version: s.version,
-    sessions: [...s.sessions].map((e) => e.bytes.toString()),
+    sessions: [...s.sessions].map((e) => sessionJson(e).toString()),
     byDept: Object.fromEntries([...s.sessionsByDept].map(([k, v]) => [k, ids(v)]).sort()),
     byCentre: Object.fromEntries([...s.sessionsByCentre].map(([k, v]) => [k, ids(v)]).sort()),
-    byId: [...s.sessionsById.values()].map((e) => `${e.record.id}:${e.cancelled}:${e.bytes.toString()}`).sort(),
-    centres: [...s.centresById.values()].map((c) => c.json).sort(),
+    byId: [...s.sessionsById.values()].map((e) => `${e.record.id}:${e.cancelled}:${sessionJson(e).toString()}`).sort(),
+    centres: [...s.centresById.values()].map((c) => c.tail.toString()).sort(),
     slugs: [...s.centresBySlug.keys()].sort(),
   };
 }
@@ -149,7 +149,7 @@ describe('applying changes one by one', () => {
     expect(visible(t.app.catalogue.snapshot)).toEqual(visible(rebuilt));
     // The prebuilt bytes are exactly the view's JSON.
     for (const e of t.app.catalogue.snapshot.sessionsById.values())
-      expect(e.bytes.toString()).toBe(JSON.stringify(e.view));
+      expect(sessionJson(e).toString()).toBe(JSON.stringify(e.view));
     // Every write was applied as a change, none by rebuilding the whole model.
     expect(updates.length).toBeGreaterThan(100);
     expect(updates.filter((k) => k === 'reload')).toEqual([]);

@@ -5,6 +5,7 @@ import {
   CatalogueSnapshot,
   compareSessions,
   type SessionRecord,
+  sessionJson,
   urlBuilder,
 } from '../../src/catalogue/read-model.js';
 import type { SearchQuery } from '../../src/catalogue/schemas.js';
@@ -20,10 +21,10 @@ const URLS = urlBuilder('https://stages.example');
 function visible(s: CatalogueSnapshot) {
   const ids = (list: readonly { record: { id: string } }[] | undefined) => (list ?? []).map((e) => e.record.id);
   return {
-    sessions: [...s.sessions].map((e) => e.bytes.toString()),
+    sessions: [...s.sessions].map((e) => sessionJson(e).toString()),
     byDept: Object.fromEntries([...s.sessionsByDept].map(([k, v]) => [k, ids(v)]).sort()),
     byCentre: Object.fromEntries([...s.sessionsByCentre].map(([k, v]) => [k, ids(v)]).sort()),
-    byId: [...s.sessionsById.values()].map((e) => `${e.record.id}:${e.cancelled}:${e.bytes.toString()}`).sort(),
+    byId: [...s.sessionsById.values()].map((e) => `${e.record.id}:${e.cancelled}:${sessionJson(e).toString()}`).sort(),
     size: s.sessionsById.size,
   };
 }

@@ -36,7 +36,7 @@ const SLICE = 1000;
 export function* applySteps(previous: Indexes, delta: CatalogueDelta, urls: UrlBuilder): Generator<void, Indexes> {
   const touchedDepts = new Set<string>();
   const { centresById, centresBySlug } = applyCentres(previous, delta, urls, touchedDepts);
-  const { removed, added, byIdChanges } = yield* sessionChanges(previous, centresById, delta, urls, touchedDepts);
+  const { removed, added, byIdChanges } = yield* sessionChanges(previous, centresById, delta, touchedDepts);
   const deptVersions = new Map(previous.deptVersions);
   for (const code of touchedDepts) deptVersions.set(code, delta.version);
   return {
@@ -82,7 +82,6 @@ function* sessionChanges(
   previous: Indexes,
   centresById: ReadonlyMap<string, CentreEntry>,
   delta: CatalogueDelta,
-  urls: UrlBuilder,
   touchedDepts: Set<string>,
 ) {
   const removed: SessionEntry[] = [];
@@ -105,7 +104,7 @@ function* sessionChanges(
     }
     const centre = record ? centresById.get(record.centreId) : undefined;
     if (record && centre) {
-      const entry = sessionEntry(record, centre, urls);
+      const entry = sessionEntry(record, centre);
       touchedDepts.add(centre.view.deptCode);
       byIdChanges.set(id, entry);
       if (!entry.cancelled) added.push(entry);

@@ -45,7 +45,7 @@ export function* buildSteps(
     const s = ordered[i] as SessionRecord;
     const centre = centresById.get(s.centreId);
     if (!centre) continue; // the foreign key makes this impossible; never serve a session without its centre
-    const entry = sessionEntry(s, centre, urls);
+    const entry = sessionEntry(s, centre);
     all.push(entry);
     if (!entry.cancelled) listed.push(entry);
   }
