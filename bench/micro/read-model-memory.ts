@@ -48,7 +48,12 @@ if (scales.length > 1 || part === 'both') {
  * a change sweeps and compacts what it freed), wall time and the process's CPU (its helper threads
  * included).
  */
-function fullGc(): { ms: number; cpuMs: number } {
+interface GcCost {
+  ms: number;
+  cpuMs: number;
+}
+
+function fullGc(): GcCost {
   for (let i = 0; i < 3; i++) gc?.();
   const walls: number[] = [];
   const cpus: number[] = [];
@@ -78,7 +83,7 @@ function heldFromRows(data: ReturnType<typeof generateDemoCatalogue>): number {
  * go), then once it is let go too: the marking a running instance's full collections do for the read
  * model, on its main thread when the other cores are busy.
  */
-function fullGcCost(scale: number): { withIt: { ms: number; cpuMs: number }; without: { ms: number; cpuMs: number } } {
+function fullGcCost(scale: number): { withIt: GcCost; without: GcCost } {
   let snapshot: CatalogueSnapshot | undefined = buildFromRows(generateDemoCatalogue({ today: '2026-11-22', scale }));
   const withIt = fullGc();
   if (snapshot.sessionsById.size === 0) throw new Error('no session was built');
