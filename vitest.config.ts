@@ -13,7 +13,11 @@ const INTEROP = ['test/system/browser/**/*.test.ts', 'test/system/clients/**/*.t
  * Suites that need no particular database and are too heavy to run twice (a 32 MB import body), or
  * that test the embedded database itself (the build's template): on PGlite only.
  */
-const ONCE = ['test/admin/import/record-limit.test.ts', 'test/db/pglite-template.test.ts'];
+const ONCE = [
+  'test/admin/import/record-limit.test.ts',
+  'test/db/pglite-template.test.ts',
+  'test/system/process/first-start.test.ts',
+];
 
 // Each project says what it includes: the root's list would be added to theirs.
 const ALL = ['test/**/*.test.ts'];

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { loadDemoCatalogue } from './catalogue/demo/load.js';
-import { countCentres } from './catalogue/repository.js';
+import { countCentres, loadCatalogue } from './catalogue/repository.js';
+import { writeStoredCopy } from './catalogue/stored-copy.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { dateIn, systemClock } from './core/clock.js';
 import { type Database, openDatabase } from './db/connect.js';
@@ -11,6 +12,9 @@ import { seedFromTemplate, stampCreation } from './db/pglite-template.js';
 
 // Run as a child by the first start on the embedded database: create it, migrate, load the demo, exit.
 const PREPARE_ONLY = '--prepare-only';
+
+/** Where the embedded database's catalogue is kept between runs (catalogue/stored-copy.ts). */
+const catalogueCopyIn = (dataDir: string): string => join(dataDir, 'stages-catalogue.json');
 
 /** Applies the migrations and, when the catalogue is empty and the demo is wanted, loads the demo. */
 async function prepare(config: Config, database: Database): Promise<void> {
@@ -24,11 +28,24 @@ async function prepare(config: Config, database: Database): Promise<void> {
 }
 
 /**
+ * The catalogue the child just prepared, kept where the server looks for it: the server's first start
+ * then reads one file, as a restart does, instead of every session through PGlite (whose memory
+ * would grow by tens of MB for good). Without it the server reads the database, as before.
+ */
+async function keepCatalogueCopy(database: Database, dataDir: string): Promise<void> {
+  try {
+    await writeStoredCopy(catalogueCopyIn(dataDir), await loadCatalogue(database.db));
+  } catch (err) {
+    console.warn('Could not keep a copy of the catalogue; the server reads the database:', err);
+  }
+}
+
+/**
  * Creating an embedded database runs initdb inside PGlite's WebAssembly memory, which grows to
  * about 1 GB and is never given back; loading the demo catalogue grows it by about 80 MB more. Doing
- * them in a short-lived child process leaves the server itself at the size of a restart. When the
- * build's template is there (pglite-template.ts), its copy replaces initdb and the migrations, and the
- * child only loads the demo.
+ * them in a short-lived child process, which also keeps the catalogue's copy, leaves the server itself
+ * at the size of a restart. When the build's template is there (pglite-template.ts), its copy replaces
+ * initdb and the migrations, and the child only loads the demo.
  */
 async function prepareEmbeddedInChild(config: Config, dataDir: string): Promise<void> {
   const seeded = seedFromTemplate(dataDir);
@@ -65,6 +82,7 @@ async function main(): Promise<void> {
   if (process.argv.includes(PREPARE_ONLY)) {
     const database = await openDatabase(config.database);
     await prepare(config, database);
+    if (config.database.kind === 'pglite') await keepCatalogueCopy(database, config.database.dataDir);
     await database.close();
     return;
   }
@@ -81,8 +99,7 @@ async function main(): Promise<void> {
 
   // The embedded database is this process's alone: a copy of its catalogue beside it spares a restart
   // reading every session through PGlite (catalogue/stored-copy.ts).
-  const catalogueCopy =
-    config.database.kind === 'pglite' ? join(config.database.dataDir, 'stages-catalogue.json') : undefined;
+  const catalogueCopy = config.database.kind === 'pglite' ? catalogueCopyIn(config.database.dataDir) : undefined;
   const app = await buildApp(config, catalogueCopy ? { database, catalogueCopy } : { database });
   const metricsServer = config.metrics
     ? await startMetricsServer(app, config.metrics.port, config.metrics.host)

@@ -27,7 +27,8 @@ if (process.env.PGLITE_COMPILER_CHILD) {
   if (process.env.PGLITE_COMPILER_CHILD === 'liftoff-only') setFlagsFromString('--liftoff-only');
   const { PGlite } = await import('@electric-sql/pglite');
   const start = process.cpuUsage();
-  const db = await PGlite.create(process.argv[2] as string, { postgresqlconf: ['shared_buffers = 16MB'] });
+  // The server's buffers (src/db/pglite.ts).
+  const db = await PGlite.create(process.argv[2] as string, { postgresqlconf: ['shared_buffers = 8MB'] });
   const open = `open ${cpuMs(start).toFixed(0)} ms CPU, RSS ${rssMb()} MB`;
   const ids = (await db.query<{ id: string }>('select id from stage_sessions order by id limit 1000')).rows.map(
     (r) => r.id,
