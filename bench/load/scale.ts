@@ -13,6 +13,7 @@
  *   SCALE_SUBSCRIBERS     change-stream subscribers on one instance (default 10000; 0 skips), which is
  *                         also that instance's cap (EVENTS_MAX_STREAMS): one more must be refused
  *   SCALE_CPU_PROFILE     a directory: instance 1 runs with --cpu-prof there
+ *   SCALE_NODE_ARGS       node's options for every instance, space-separated (e.g. --max-semi-space-size=4)
  *   SCALE_PHASES          `all` (default), or `subscribers` for the start and the subscribers alone
  *   SCALE_ADMIN_URL       default postgres://postgres@127.0.0.1:5432/postgres
  *   SCALE_SERVICE_DIR     the built checkout to measure (default this one), to compare with another build
@@ -45,6 +46,7 @@ const DURATION = Number(process.env.SCALE_DURATION ?? 10);
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 2);
 const SUBSCRIBERS = Number(process.env.SCALE_SUBSCRIBERS ?? 10_000);
 const PROFILE_DIR = process.env.SCALE_CPU_PROFILE;
+const NODE_ARGS = (process.env.SCALE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 const PHASES = process.env.SCALE_PHASES ?? 'all';
 const ADMIN_URL = process.env.SCALE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SERVICE_DIR = resolve(process.env.SCALE_SERVICE_DIR ?? '.');
@@ -82,7 +84,7 @@ async function healthy(p: number): Promise<boolean> {
 async function start(i: number): Promise<{ child: ChildProcess; startMs: number }> {
   const started = performance.now();
   const profile = PROFILE_DIR && i === 0 ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, 'dist/server.js'], {
+  const child = spawn(process.execPath, [...NODE_ARGS, ...profile, 'dist/server.js'], {
     cwd: SERVICE_DIR,
     env: {
       ...process.env,
