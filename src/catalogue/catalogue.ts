@@ -44,6 +44,8 @@ export class Catalogue {
   #snapshot: CatalogueSnapshot;
   #updating: Promise<void> | undefined;
   #again = false;
+  /** The highest version announced during the catch-up in flight, which that catch-up may already hold. */
+  #announced = 0;
   /** Catch-ups begun since start, and the callers of refresh() waiting for one numbered at least `after`. */
   #begun = 0;
   #waiters: { after: number; resolve: () => void }[] = [];
@@ -83,9 +85,7 @@ export class Catalogue {
     catalogue.#storedCopy = options.storedCopy;
     catalogue.#copyStamp = stored?.copyStamp;
     catalogue.#unlisten = await database.listenCatalogueChanges(
-      (version) => {
-        if (version === undefined || version > catalogue.#snapshot.version) void catalogue.refresh();
-      },
+      (version) => catalogue.#heard(version),
       (listening) => {
         catalogue.#listening = listening;
       },
@@ -163,6 +163,30 @@ export class Catalogue {
     return done;
   }
 
+  /** Catch-ups begun since the start: reads of the change log. */
+  get catchUps(): number {
+    return this.#begun;
+  }
+
+  /**
+   * A change the database announced (its version; undefined when the notification carried none).
+   * One announced while a catch-up runs is owed a catch-up of its own only if that one ends without
+   * it: a writer's catch-up, begun once its commit returned, usually reads the change whose
+   * notification arrives meanwhile, and reading the log again would find nothing.
+   */
+  #heard(version: number | undefined): void {
+    if (version !== undefined && version <= this.#snapshot.version) return;
+    if (!this.#updating) void this.refresh();
+    else this.#announced = Math.max(this.#announced, version ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** Whether another catch-up is owed once one ends: refresh() was called, or a version announced is not held yet. */
+  #owed(): boolean {
+    const missing = this.#announced > this.#snapshot.version;
+    this.#announced = 0;
+    return this.#again || missing;
+  }
+
   /** Catch-ups one after the other while refresh() is called during them. */
   #catchUpLoop(): void {
     this.#updating = (async () => {
@@ -187,12 +211,12 @@ export class Catalogue {
         } finally {
           this.#release(begun);
         }
-      } while (this.#again && !this.#closed);
+      } while (this.#owed() && !this.#closed);
     })().finally(() => {
       this.#updating = undefined;
-      if (this.#waiters.length === 0) return;
-      // A caller came after the last catch-up began (between the loop's end and now): its own
-      // catch-up is still to run. Once closed, nobody will run it.
+      if (this.#waiters.length === 0 && !this.#owed()) return;
+      // A caller or an announcement came after the last catch-up began (between the loop's end and
+      // now): its own catch-up is still to run. Once closed, nobody will run it.
       if (this.#closed) this.#release(Number.POSITIVE_INFINITY);
       else this.#catchUpLoop();
     });
