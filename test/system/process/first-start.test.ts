@@ -3,7 +3,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPglite } from '../../../src/db/pglite.js';
 import { freePort } from '../../helpers/ports.js';
 import { collectOutput, untilHealthy } from '../../helpers/service-process.js';
 
@@ -70,4 +72,20 @@ describe('the first start on an empty data directory', () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { priceEuros: number }).priceEuros).toBe(123.45);
   }, 120_000);
+
+  it('runs the embedded PostgreSQL with 8 MB of shared buffers (docs/operations.md)', async () => {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+    const database = await openPglite(dataDir);
+    try {
+      const rows = (await database.db.execute(sql`show shared_buffers`)) as unknown as {
+        rows: { shared_buffers: string }[];
+      };
+      expect(rows.rows[0]?.shared_buffers).toBe('8MB');
+    } finally {
+      await database.close();
+    }
+  }, 60_000);
 });

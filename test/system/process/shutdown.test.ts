@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +113,12 @@ describe('stopping the compiled service with a signal', () => {
     const { child, port, output } = await start('npm');
     const npmPid = child.pid as number;
     const descendants = await childrenOf(npmPid);
+    // npm's shell became node (exec), run as docs/operations.md says: its young generation capped,
+    // the C library's allocator in one pool unless the environment says otherwise.
+    expect(descendants).toHaveLength(1);
+    const proc = async (file: string) => (await readFile(`/proc/${descendants[0]}/${file}`, 'utf8')).split('\0');
+    expect(await proc('cmdline')).toContain('--max-semi-space-size=4');
+    expect(await proc('environ')).toContain(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '1'}`);
     const expected = await (await fetch(`http://127.0.0.1:${port}/api/stages?limit=100&includeUnavailable=true`))
       .arrayBuffer()
       .then((b) => Buffer.from(b));
