@@ -118,7 +118,7 @@ describe('stopping the compiled service with a signal', () => {
     expect(descendants).toHaveLength(1);
     const proc = async (file: string) => (await readFile(`/proc/${descendants[0]}/${file}`, 'utf8')).split('\0');
     expect(await proc('cmdline')).toContain('--max-semi-space-size=4');
-    expect(await proc('environ')).toContain(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '1'}`);
+    expect(await proc('environ')).toContain(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX || '1'}`);
     const expected = await (await fetch(`http://127.0.0.1:${port}/api/stages?limit=100&includeUnavailable=true`))
       .arrayBuffer()
       .then((b) => Buffer.from(b));
