@@ -222,7 +222,7 @@ describe('applying changes one by one', () => {
       expect(read.statusCode).toBe(200);
       expect(read.json().count).toBeGreaterThan(0);
     } finally {
-      await other.app.close();
+      await other.close(); // the app, then its database dropped
     }
   });
 });
