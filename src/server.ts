@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { loadDemoCatalogue } from './catalogue/demo/load.js';
-import { countCentres, loadCatalogue } from './catalogue/repository.js';
-import { writeStoredCopy } from './catalogue/stored-copy.js';
+import { countCentres } from './catalogue/repository.js';
+import { keepCopyCurrent } from './catalogue/stored-copy.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { dateIn, systemClock } from './core/clock.js';
 import { type Database, openDatabase } from './db/connect.js';
@@ -24,19 +24,6 @@ async function prepare(config: Config, database: Database): Promise<void> {
     const result = await loadDemoCatalogue(database.db, { today: dateIn(systemClock.now()), onlyIfEmpty: true });
     if (result.loaded)
       console.log(`Loaded the demo catalogue: ${result.centres} centres, ${result.sessions} sessions.`);
-  }
-}
-
-/**
- * The catalogue the child just prepared, kept where the server looks for it: the server's first start
- * then reads one file, as a restart does, instead of every session through PGlite (whose memory
- * would grow by tens of MB for good). Without it the server reads the database, as before.
- */
-async function keepCatalogueCopy(database: Database, dataDir: string): Promise<void> {
-  try {
-    await writeStoredCopy(catalogueCopyIn(dataDir), await loadCatalogue(database.db));
-  } catch (err) {
-    console.warn('Could not keep a copy of the catalogue; the server reads the database:', err);
   }
 }
 
@@ -82,7 +69,12 @@ async function main(): Promise<void> {
   if (process.argv.includes(PREPARE_ONLY)) {
     const database = await openDatabase(config.database);
     await prepare(config, database);
-    if (config.database.kind === 'pglite') await keepCatalogueCopy(database, config.database.dataDir);
+    // The catalogue just loaded, kept where the server looks for it: its first start then reads one
+    // file, as a restart does, instead of every session through PGlite (whose memory would grow for good).
+    if (config.database.kind === 'pglite')
+      await keepCopyCurrent(database.db, catalogueCopyIn(config.database.dataDir), undefined, (err) =>
+        console.warn('Could not keep a copy of the catalogue; the server reads the database:', err),
+      );
     await database.close();
     return;
   }

@@ -7,12 +7,11 @@ import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuil
 import {
   loadCatalogue,
   pruneHistory,
-  readCatalogueStamp,
   readChangesSince,
   type StoredCatalogue,
   touchEndedCentre,
 } from './repository.js';
-import { readStoredCopy, writeStoredCopy } from './stored-copy.js';
+import { keepCopyCurrent, readWithCopy } from './stored-copy.js';
 
 /** How long the change log and stored idempotent answers are kept, and how often they are pruned. */
 export const HISTORY_KEEP_MS = 24 * 3600 * 1000;
@@ -32,6 +31,8 @@ export interface CatalogueOptions {
 export type CatalogueUpdate =
   | { kind: 'delta'; snapshot: CatalogueSnapshot; previous: CatalogueSnapshot; delta: CatalogueDelta }
   | { kind: 'reload'; snapshot: CatalogueSnapshot; previous: CatalogueSnapshot };
+
+const COPY_NOT_KEPT = 'could not keep a copy of the catalogue; the next start reads the database';
 
 /**
  * Holds the current read model and keeps it in step with the database. On a change notification
@@ -80,7 +81,9 @@ export class Catalogue {
     clock: Clock = systemClock,
     options: CatalogueOptions = {},
   ): Promise<Catalogue> {
-    const stored = options.storedCopy ? await readWithCopy(database, options.storedCopy, log) : undefined;
+    const stored = options.storedCopy
+      ? await readWithCopy(database.db, options.storedCopy, (err) => log.warn({ err }, COPY_NOT_KEPT))
+      : undefined;
     const catalogue = new Catalogue(database, urls, log, clock, await build(database, urls, clock, stored?.catalogue));
     catalogue.#storedCopy = options.storedCopy;
     catalogue.#copyStamp = stored?.copyStamp;
@@ -300,36 +303,11 @@ export class Catalogue {
 
   /** At close, the stored copy brought up to the database's state when the catalogue changed since. */
   async #keepCopy(): Promise<void> {
-    const file = this.#storedCopy;
-    if (!file) return;
-    try {
-      if ((await readCatalogueStamp(this.database.db)) === this.#copyStamp) return;
-      await writeStoredCopy(file, await loadCatalogue(this.database.db));
-    } catch (err) {
-      // The copy on disk names an older state, which the next start will see and not use.
-      this.log.warn({ err }, 'could not keep a copy of the catalogue; the next start reads the database');
-    }
-  }
-}
-
-/**
- * The catalogue for a first build: the stored copy when it holds the database's current state,
- * otherwise the database's, then written to the copy. Returns the stamp the copy holds afterwards.
- */
-async function readWithCopy(
-  database: Database,
-  file: string,
-  log: FastifyBaseLogger,
-): Promise<{ catalogue: StoredCatalogue; copyStamp: string | undefined }> {
-  const kept = await readStoredCopy(file, await readCatalogueStamp(database.db));
-  if (kept) return { catalogue: kept, copyStamp: kept.stamp };
-  const catalogue = await loadCatalogue(database.db);
-  try {
-    await writeStoredCopy(file, catalogue);
-    return { catalogue, copyStamp: catalogue.stamp };
-  } catch (err) {
-    log.warn({ err }, 'could not keep a copy of the catalogue; the next start reads the database');
-    return { catalogue, copyStamp: undefined };
+    if (!this.#storedCopy) return;
+    // On failure the copy on disk names an older state, which the next start will see and not use.
+    await keepCopyCurrent(this.database.db, this.#storedCopy, this.#copyStamp, (err) =>
+      this.log.warn({ err }, COPY_NOT_KEPT),
+    );
   }
 }
 

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { releaseBytes } from '../core/release-bytes.js';
+import type { Db } from '../db/database.js';
 import { templateKey } from '../db/pglite-template.js';
-import { CATALOGUE_READ_SHAPE, type StoredCatalogue } from './repository.js';
+import { CATALOGUE_READ_SHAPE, loadCatalogue, readCatalogueStamp, type StoredCatalogue } from './repository.js';
 
 /*
  * A copy of the whole catalogue as loadCatalogue read it, kept in a file beside the embedded
@@ -91,5 +92,45 @@ export async function writeStoredCopy(file: string, stored: StoredCatalogue): Pr
     await rename(partial, file);
   } finally {
     await rm(partial, { force: true });
+  }
+}
+
+/**
+ * The catalogue for a first build: the stored copy when it holds the database's current state,
+ * otherwise the database's, then written to the copy (`warn` told when it cannot be). Returns the
+ * stamp the copy holds afterwards.
+ */
+export async function readWithCopy(
+  db: Db,
+  file: string,
+  warn: (err: unknown) => void,
+): Promise<{ catalogue: StoredCatalogue; copyStamp: string | undefined }> {
+  const kept = await readStoredCopy(file, await readCatalogueStamp(db));
+  if (kept) return { catalogue: kept, copyStamp: kept.stamp };
+  const catalogue = await loadCatalogue(db);
+  try {
+    await writeStoredCopy(file, catalogue);
+    return { catalogue, copyStamp: catalogue.stamp };
+  } catch (err) {
+    warn(err);
+    return { catalogue, copyStamp: undefined };
+  }
+}
+
+/**
+ * The copy brought up to the database's state unless it holds it already (`copyStamp`, the stamp it
+ * was written or read with; undefined when unknown). Never rejects: `warn` is told why it could not.
+ */
+export async function keepCopyCurrent(
+  db: Db,
+  file: string,
+  copyStamp: string | undefined,
+  warn: (err: unknown) => void,
+): Promise<void> {
+  try {
+    if ((await readCatalogueStamp(db)) === copyStamp) return;
+    await writeStoredCopy(file, await loadCatalogue(db));
+  } catch (err) {
+    warn(err);
   }
 }
