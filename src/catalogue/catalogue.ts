@@ -4,13 +4,7 @@ import type { Database } from '../db/connect.js';
 import { pruneChangeHistory } from '../history/prune.js';
 import { approvalEnded } from './approval.js';
 import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuilder } from './read-model.js';
-import {
-  loadCatalogue,
-  pruneHistory,
-  readChangesSince,
-  type StoredCatalogue,
-  touchEndedCentre,
-} from './repository.js';
+import { loadCatalogue, pruneHistory, readChangesSince, type StoredCatalogue, touchEndedCentre } from './repository.js';
 import { keepCopyCurrent, readWithCopy } from './stored-copy.js';
 
 /** How long the change log and stored idempotent answers are kept, and how often they are pruned. */
