@@ -10,7 +10,7 @@
  * the log's trigger) at CHANGE_COST_RATE a second (default 50) for CHANGE_COST_SECONDS (default 10),
  * in CHANGE_COST_ROUNDS rounds (default 3) after a warm-up. With CHANGE_COST_VIA=patch, the changes are
  * PATCHes sent to the instances in turn instead (as bench:scale sends them): each instance then also
- * pays for the writes it makes. CHANGE_COST_PROFILE=<dir>: each instance runs with --cpu-prof into <dir>/<n>. Each instance has one change stream open
+ * pays for the writes it makes. CHANGE_COST_PROFILE=<dir>: each instance runs with --cpu-prof into <dir>/<n>. CHANGE_COST_NODE_ARGS: node options for every instance (space-separated). Each instance has one change stream open
  * (as bench:scale has). Prints each build's CPU per change, every round and the median.
  *
  *   npx tsx bench/load/change-cost.ts    (CHANGE_COST_SCALE 10 for ten times the demo; ports 4861…)
@@ -33,6 +33,7 @@ const RATE = Number(process.env.CHANGE_COST_RATE ?? 50);
 const SECONDS = Number(process.env.CHANGE_COST_SECONDS ?? 10);
 const ROUNDS = Number(process.env.CHANGE_COST_ROUNDS ?? 3);
 const PROFILE = process.env.CHANGE_COST_PROFILE;
+const NODE_ARGS = (process.env.CHANGE_COST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const VIA = process.env.CHANGE_COST_VIA ?? 'sql';
 const ADMIN_URL = process.env.CHANGE_COST_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const BASE_PORT = Number(process.env.CHANGE_COST_PORT ?? 4861);
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
     for (const [i, dir] of SERVICES.entries()) {
       const port = BASE_PORT + i;
       const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}/${i + 1}`] : [];
-      const child = spawn(process.execPath, [...profile, 'dist/server.js'], {
+      const child = spawn(process.execPath, [...NODE_ARGS, ...profile, 'dist/server.js'], {
         cwd: dir,
         env: {
           ...process.env,

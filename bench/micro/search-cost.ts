@@ -6,7 +6,16 @@
  *
  *   npx tsx bench/micro/search-cost.ts                        (the demo: ~20,000 sessions)
  *   SEARCH_COST_SCALE=10 npx tsx bench/micro/search-cost.ts   (ten times: ~200,000 sessions)
+ *
+ * SEARCH_COST_COMPARE=<checkout>: that checkout's read model and search against this one's, both as
+ * compiled in their dist/ (as the server runs them: tsx wraps every closure made in a call to keep
+ * its name, which a search's closures pay for; `npm run build` in both first), each on a snapshot
+ * of its own built from the same records, the two in turn for each kind over SEARCH_COST_ROUNDS
+ * rounds (3), medians, the reference walk left out. SEARCH_COST_ONLY: a substring of the kinds'
+ * names.
  */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 import { generateDemoCatalogue } from '../../src/catalogue/demo/generate.js';
 import { DEPARTMENTS } from '../../src/catalogue/geography.js';
@@ -27,6 +36,8 @@ const snapshot = CatalogueSnapshot.build(
   generated.sessions,
   urlBuilder('http://localhost'),
 );
+const COMPARE = process.env.SEARCH_COST_COMPARE ? resolve(process.env.SEARCH_COST_COMPARE) : undefined;
+const ONLY = process.env.SEARCH_COST_ONLY;
 const cities = [...new Set(generated.centres.map((c) => c.city))];
 const postcodes = [...new Set(generated.centres.map((c) => c.postalCode))];
 // A bare name several communes bear is a 400 asking which: near names the town with its postal code.
@@ -65,10 +76,47 @@ const time = (fn: (q: SearchQuery) => unknown, make: (i: number) => SearchQuery,
 };
 console.log(`scale ${SCALE}: ${snapshot.sessions.length} sessions, ${snapshot.centreCount} centres`);
 const n = Number(process.env.SEARCH_COST_RUNS ?? 2000);
-for (const [name, make] of Object.entries(families)) {
-  const indexed = time((q) => searchStages(snapshot, q, now), make, n);
-  const walk = time((q) => referenceSearch(snapshot, q, now), make, Math.max(50, Math.floor(n / (10 * SCALE))));
-  console.log(
-    `${name.padEnd(27)} indexed ${indexed.cpu.toFixed(1).padStart(7)} µs (p50 ${indexed.p50.toFixed(0).padStart(5)} µs, p99 ${indexed.p99.toFixed(0).padStart(5)} µs)   walk ${walk.cpu.toFixed(0).padStart(7)} µs   ×${(walk.cpu / indexed.cpu).toFixed(1)}`,
-  );
+const kinds = Object.entries(families).filter(([name]) => !ONLY || name.includes(ONLY));
+if (COMPARE) await compare(COMPARE);
+else {
+  for (const [name, make] of kinds) {
+    const indexed = time((q) => searchStages(snapshot, q, now), make, n);
+    const walk = time((q) => referenceSearch(snapshot, q, now), make, Math.max(50, Math.floor(n / (10 * SCALE))));
+    console.log(
+      `${name.padEnd(27)} indexed ${indexed.cpu.toFixed(1).padStart(7)} µs (p50 ${indexed.p50.toFixed(0).padStart(5)} µs, p99 ${indexed.p99.toFixed(0).padStart(5)} µs)   walk ${walk.cpu.toFixed(0).padStart(7)} µs   ×${(walk.cpu / indexed.cpu).toFixed(1)}`,
+    );
+  }
+}
+
+/** Another checkout's search and this one's, each compiled, on its own snapshot of the same records, in turn. */
+async function compare(dir: string) {
+  const compiled = async (checkout: string) => {
+    const module = (path: string) => import(pathToFileURL(resolve(checkout, 'dist', path)).href);
+    const model = await module('catalogue/read-model.js');
+    const search = (await module('catalogue/search.js')).searchStages as typeof searchStages;
+    const built = model.CatalogueSnapshot.build(
+      1,
+      new Date(),
+      generated.centres,
+      generated.sessions,
+      model.urlBuilder('http://localhost'),
+    );
+    return (q: SearchQuery) => search(built, q, now);
+  };
+  const theirSearch = await compiled(dir);
+  const ourSearch = await compiled(resolve(import.meta.dirname, '../..'));
+  const rounds = Number(process.env.SEARCH_COST_ROUNDS ?? 3);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  console.log(`CPU per search, compiled, medians of ${rounds} rounds in turn: ${dir} | this checkout`);
+  for (const [name, make] of kinds) {
+    const theirs: number[] = [];
+    const ours: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      theirs.push(time(theirSearch, make, n).cpu);
+      ours.push(time(ourSearch, make, n).cpu);
+    }
+    console.log(
+      `${name.padEnd(27)} ${median(theirs).toFixed(1).padStart(7)} µs | ${median(ours).toFixed(1).padStart(7)} µs   (rounds ${theirs.map((x) => x.toFixed(1)).join(', ')} | ${ours.map((x) => x.toFixed(1)).join(', ')})`,
+    );
+  }
 }
