@@ -44,7 +44,9 @@ homeRoute(context);
 sessionRoute(context, sessionPageElement(context, await ArticleLibrary.load()));
 const [home, session] = renderers as [PageRenderer, PageRenderer];
 
-const rhone = snapshot.sessionsByDept.get('69')?.find((e) => e.startsAt > now.getTime() && e.record.spotsAvailable > 0);
+const rhone = [...(snapshot.deptSessions('69') ?? [])].find(
+  (e) => e.startsAt > now.getTime() && e.record.spotsAvailable > 0,
+);
 if (!rhone) throw new Error('no bookable session in the Rhône');
 const cases: [string, PageRenderer, FastifyRequest][] = [
   ['session page', session, { params: { id: rhone.record.id }, query: {} } as FastifyRequest],

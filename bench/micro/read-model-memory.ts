@@ -120,7 +120,7 @@ else
     const held = after - before;
     const lists = [
       ...snapshot.sessions.chunks,
-      ...snapshot.sessionsByDept.values(),
+      ...[...snapshot.departments.values()].flatMap((d) => d.sessions.chunks),
       ...snapshot.sessionsByCentre.values(),
     ];
     const { columns: of } = snapshot;

@@ -17,7 +17,7 @@ export {
   sessionJsonLength,
   writeSessionJson,
 } from './read-model/entries.js';
-export { SessionChunks } from './read-model/session-chunks.js';
+export { DEPARTMENT_CHUNK, LIST_CHUNK, SessionChunks } from './read-model/session-chunks.js';
 export { compareSessions, firstOnOrAfter, partitionPoint } from './read-model/session-order.js';
 export { ShardedMap } from './read-model/sharded-map.js';
 export { CatalogueSnapshot } from './read-model/snapshot.js';

@@ -1,7 +1,7 @@
 import { DEPARTMENTS } from '../catalogue/geography.js';
 import { type CatalogueSnapshot, compareSessions, type SessionEntry } from '../catalogue/read-model.js';
 import type { SearchScope } from '../catalogue/search.js';
-import { firstUpcoming } from '../catalogue/session-status.js';
+import { hasBegun } from '../catalogue/session-status.js';
 
 /**
  * The next bookable sessions (not begun at `nowMs`) near a full, past or cancelled one: first in its department, then in the
@@ -15,10 +15,9 @@ export function nearbySessions(
   count = 5,
 ): SessionEntry[] {
   const firstBookable = (deptCode: string, n: number) => {
-    const pool = snapshot.sessionsByDept.get(deptCode) ?? [];
     const out: SessionEntry[] = [];
-    for (let i = firstUpcoming(pool, nowMs); i < pool.length && out.length < n; i++) {
-      const e = pool[i] as SessionEntry;
+    for (const e of snapshot.deptSessions(deptCode)?.from((e) => hasBegun(e, nowMs)) ?? []) {
+      if (out.length >= n) break;
       if (e.record.spotsAvailable > 0 && e.record.id !== around.record.id) out.push(e);
     }
     return out;

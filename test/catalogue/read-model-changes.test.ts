@@ -18,7 +18,12 @@ function visible(s: CatalogueSnapshot) {
   return {
     version: s.version,
     sessions: [...s.sessions].map((e) => sessionJson(e).toString()),
-    byDept: Object.fromEntries([...s.sessionsByDept].map(([k, v]) => [k, ids(v)]).sort()),
+    byDept: Object.fromEntries(
+      [...s.departments]
+        .filter(([, d]) => d.sessions.length > 0)
+        .map(([k, d]) => [k, ids([...d.sessions])])
+        .sort(),
+    ),
     byCentre: Object.fromEntries([...s.sessionsByCentre].map(([k, v]) => [k, ids(v)]).sort()),
     byId: [...s.sessionsById.values()].map((e) => `${e.record.id}:${e.cancelled}:${sessionJson(e).toString()}`).sort(),
     centres: [...s.centresById.values()].map((c) => c.tail.toString()).sort(),

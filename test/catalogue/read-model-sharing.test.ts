@@ -4,6 +4,9 @@ import {
   type CatalogueDelta,
   CatalogueSnapshot,
   compareSessions,
+  DEPARTMENT_CHUNK,
+  LIST_CHUNK,
+  type SessionChunks,
   type SessionRecord,
   sessionJson,
   urlBuilder,
@@ -22,20 +25,26 @@ function visible(s: CatalogueSnapshot) {
   const ids = (list: readonly { record: { id: string } }[] | undefined) => (list ?? []).map((e) => e.record.id);
   return {
     sessions: [...s.sessions].map((e) => sessionJson(e).toString()),
-    byDept: Object.fromEntries([...s.sessionsByDept].map(([k, v]) => [k, ids(v)]).sort()),
+    byDept: Object.fromEntries(
+      [...s.departments]
+        .filter(([, d]) => d.sessions.length > 0)
+        .map(([k, d]) => [k, ids([...d.sessions])])
+        .sort(),
+    ),
     byCentre: Object.fromEntries([...s.sessionsByCentre].map(([k, v]) => [k, ids(v)]).sort()),
     byId: [...s.sessionsById.values()].map((e) => `${e.record.id}:${e.cancelled}:${sessionJson(e).toString()}`).sort(),
     size: s.sessionsById.size,
   };
 }
 
-/** The list of all in chunks as promised: none empty, none oversized, each after the one before. */
-function expectWellChunked(s: CatalogueSnapshot) {
-  const { chunks } = s.sessions;
-  expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(s.sessions.length);
+/** Lists in chunks as promised: none empty, none oversized, each after the one before. */
+function expectChunked(list: SessionChunks, size: number) {
+  const { chunks } = list;
+  expect(list.size).toBe(size);
+  expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(list.length);
   for (const [k, chunk] of chunks.entries()) {
     expect(chunk.length).toBeGreaterThan(0);
-    expect(chunk.length).toBeLessThanOrEqual(2048);
+    expect(chunk.length).toBeLessThanOrEqual(2 * size);
     for (let i = 1; i < chunk.length; i++) {
       expect(compareSessions(chunk[i - 1]?.record as SessionRecord, chunk[i]?.record as SessionRecord)).toBeLessThan(0);
     }
@@ -47,12 +56,23 @@ function expectWellChunked(s: CatalogueSnapshot) {
   }
 }
 
+/** The list of all and each department's, in chunks as promised. */
+function expectWellChunked(s: CatalogueSnapshot) {
+  expectChunked(s.sessions, LIST_CHUNK);
+  for (const [code, { sessions }] of s.departments) {
+    expectChunked(sessions, DEPARTMENT_CHUNK);
+    for (const e of sessions) expect(e.centre.view.deptCode).toBe(code);
+  }
+}
+
 describe('a snapshot derived change by change shares what did not change', () => {
   const demo = generateDemoCatalogue({ today: TODAY });
   const built = CatalogueSnapshot.build(1, new Date('2026-11-23T08:00:00Z'), demo.centres, demo.sessions, URLS);
 
-  it('copies one chunk of the list of all and one list per group for a changed price', () => {
-    const s = demo.sessions[5000] as SessionRecord;
+  it("copies one chunk of the list of all, one of its department's and one list per centre for a changed price", () => {
+    const paris = built.deptSessions('75');
+    expect(paris?.chunks.length).toBeGreaterThan(2);
+    const s = [...(paris ?? [])][300]?.record as SessionRecord;
     const next = built.apply({
       version: 2,
       updatedAt: new Date('2026-11-23T08:00:01Z'),
@@ -63,10 +83,17 @@ describe('a snapshot derived change by change shares what did not change', () =>
     const shared = next.sessions.chunks.filter((c) => built.sessions.chunks.includes(c)).length;
     expect(shared).toBe(built.sessions.chunks.length - 1);
     const centre = built.sessionsById.get(s.id)?.centre;
-    for (const [code, list] of next.sessionsByDept) {
-      if (code === centre?.view.deptCode) expect(list).not.toBe(built.sessionsByDept.get(code));
-      else expect(list).toBe(built.sessionsByDept.get(code));
+    expect(centre?.view.deptCode).toBe('75');
+    for (const [code, { sessions, version }] of next.departments) {
+      const before = built.deptSessions(code);
+      if (code !== '75') expect([sessions, version]).toEqual([before, 0]);
+      else {
+        expect(version).toBe(2);
+        const kept = sessions.chunks.filter((c) => before?.chunks.includes(c)).length;
+        expect(kept).toBe(sessions.chunks.length - 1);
+      }
     }
+    expect([next.deptVersion('75'), next.deptVersion('69')]).toEqual([2, 1]);
     for (const [id, list] of next.sessionsByCentre) {
       if (id === s.centreId) expect(list).not.toBe(built.sessionsByCentre.get(id));
       else expect(list).toBe(built.sessionsByCentre.get(id));
@@ -159,6 +186,9 @@ describe('a snapshot derived change by change shares what did not change', () =>
       { limit: 20, includeUnavailable: false, sort: 'price', maxPrice: 150 },
       { limit: 20, includeUnavailable: false, region: 'Bretagne' },
       { limit: 20, includeUnavailable: false, dept: '75' },
+      { limit: 7, includeUnavailable: true, dept: '59', from: '2027-01-10', to: '2027-02-20' },
+      { limit: 30, includeUnavailable: false, region: 'Île-de-France', from: '2027-01-05' },
+      { limit: 20, includeUnavailable: false, region: 'Hauts-de-France', sort: 'price' },
       { limit: 20, includeUnavailable: false, city: 'lyon', days: [6] },
     ];
     for (const query of queries) {

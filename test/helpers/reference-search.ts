@@ -36,7 +36,7 @@ export function referenceAll(snapshot: CatalogueSnapshot, query: SearchQuery, no
   const from = query.from && query.from > today ? query.from : today;
   // Every French zone's date is at least Paris's - 1: from today, every session not begun.
   const walkFrom = from === today ? addDays(today, -1) : from;
-  const pool = query.dept ? (snapshot.sessionsByDept.get(query.dept) ?? []) : [...snapshot.sessions];
+  const pool = [...((query.dept ? snapshot.deptSessions(query.dept) : snapshot.sessions) ?? [])];
   const city = query.city ? cityMatcher(query.city) : undefined;
   const region = query.region ? searchKey(query.region) : undefined;
   const maxCents = query.maxPrice === undefined ? undefined : Math.floor(query.maxPrice * 100 + 1e-6);

@@ -1,3 +1,4 @@
+import { updateDepartments } from './departments.js';
 import {
   type CentreEntry,
   type CentreRecord,
@@ -7,7 +8,7 @@ import {
   sessionEntry,
 } from './entries.js';
 import type { Indexes } from './indexes.js';
-import { groupChanges, updateGroups } from './sorted-lists.js';
+import { groupChanges } from './sorted-lists.js';
 import type { UrlBuilder } from './url-builder.js';
 
 /** What one catalogue version (or a run of them) changed, as the database now holds it. */
@@ -37,11 +38,9 @@ export function* applySteps(previous: Indexes, delta: CatalogueDelta, urls: UrlB
   const touchedDepts = new Set<string>();
   const { centresById, centresBySlug } = applyCentres(previous, delta, urls, touchedDepts);
   const { removed, added, byIdChanges } = yield* sessionChanges(previous, centresById, delta, touchedDepts);
-  const deptVersions = new Map(previous.deptVersions);
-  for (const code of touchedDepts) deptVersions.set(code, delta.version);
   return {
     sessions: previous.sessions.with(removed, added),
-    sessionsByDept: updateGroups(previous.sessionsByDept, removed, added, (e) => e.centre.view.deptCode),
+    departments: updateDepartments(previous.departments, removed, added, touchedDepts, delta.version),
     sessionsByCentre:
       removed.length + added.length > 0
         ? previous.sessionsByCentre.with(
@@ -51,7 +50,6 @@ export function* applySteps(previous: Indexes, delta: CatalogueDelta, urls: UrlB
     sessionsById: byIdChanges.size > 0 ? previous.sessionsById.with(byIdChanges) : previous.sessionsById,
     centresById,
     centresBySlug,
-    deptVersions,
   };
 }
 

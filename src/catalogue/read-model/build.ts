@@ -1,3 +1,4 @@
+import { departmentsOf } from './departments.js';
 import {
   type CentreEntry,
   type CentreRecord,
@@ -52,15 +53,13 @@ export function* buildSteps(
   yield;
   const sessionsById = ShardedMap.from(all.map((e) => [e.record.id, e] as const));
   yield;
-  const sessionsByDept = groupBy(listed, (e) => e.centre.view.deptCode);
   const sessionsByCentre = ShardedMap.from(groupBy(listed, (e) => e.record.centreId));
   return {
     sessions: SessionChunks.of(listed),
-    sessionsByDept,
+    departments: departmentsOf(listed),
     sessionsByCentre,
     sessionsById,
     centresById,
     centresBySlug,
-    deptVersions: new Map(),
   };
 }

@@ -1,3 +1,4 @@
+import type { DepartmentIndex } from './departments.js';
 import type { CentreEntry, SessionEntry } from './entries.js';
 import type { SessionChunks } from './session-chunks.js';
 import type { ShardedMap } from './sharded-map.js';
@@ -6,16 +7,14 @@ import type { ShardedMap } from './sharded-map.js';
 export interface Indexes {
   /** Scheduled sessions (no cancelled one), in session order, in chunks that snapshots share. */
   readonly sessions: SessionChunks;
-  readonly sessionsByDept: ReadonlyMap<string, readonly SessionEntry[]>;
+  /**
+   * Each department's scheduled sessions and the version at which they last changed: an answer
+   * that draws only on some departments stays valid while they do not change.
+   */
+  readonly departments: ReadonlyMap<string, DepartmentIndex>;
   readonly sessionsByCentre: ShardedMap<readonly SessionEntry[]>;
   /** Every session, cancelled ones included. */
   readonly sessionsById: ShardedMap<SessionEntry>;
   readonly centresById: ReadonlyMap<string, CentreEntry>;
   readonly centresBySlug: ReadonlyMap<string, CentreEntry>;
-  /**
-   * The version at which each department's sessions last changed (absent: not since the last full
-   * build, whose version is `baseVersion`). An answer that draws only on some departments stays
-   * valid while they do not change.
-   */
-  readonly deptVersions: ReadonlyMap<string, number>;
 }

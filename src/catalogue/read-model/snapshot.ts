@@ -4,6 +4,7 @@ import { ListColumns } from '../list-columns.js';
 import { SearchMemo } from '../search/memo.js';
 import { applySteps, type CatalogueDelta } from './apply.js';
 import { buildSteps } from './build.js';
+import type { DepartmentIndex } from './departments.js';
 import type { CentreEntry, CentreRecord, SessionEntry, SessionRecord } from './entries.js';
 import type { Indexes } from './indexes.js';
 import type { SessionChunks } from './session-chunks.js';
@@ -31,12 +32,11 @@ interface Lineage {
 export class CatalogueSnapshot implements Indexes {
   readonly updatedAtIso: string;
   readonly sessions: SessionChunks;
-  readonly sessionsByDept: ReadonlyMap<string, readonly SessionEntry[]>;
+  readonly departments: ReadonlyMap<string, DepartmentIndex>;
   readonly sessionsByCentre: ShardedMap<readonly SessionEntry[]>;
   readonly sessionsById: ShardedMap<SessionEntry>;
   readonly centresById: ReadonlyMap<string, CentreEntry>;
   readonly centresBySlug: ReadonlyMap<string, CentreEntry>;
-  readonly deptVersions: ReadonlyMap<string, number>;
   /** The typed columns searches walk, shared with the snapshots derived from this one. */
   readonly columns: ListColumns;
   /** Search texts resolved (towns, places, regions), shared likewise. */
@@ -63,12 +63,11 @@ export class CatalogueSnapshot implements Indexes {
   ) {
     this.updatedAtIso = updatedAt.toISOString();
     this.sessions = indexes.sessions;
-    this.sessionsByDept = indexes.sessionsByDept;
+    this.departments = indexes.departments;
     this.sessionsByCentre = indexes.sessionsByCentre;
     this.sessionsById = indexes.sessionsById;
     this.centresById = indexes.centresById;
     this.centresBySlug = indexes.centresBySlug;
-    this.deptVersions = indexes.deptVersions;
     this.columns = lineage.columns;
     this.searchMemo = lineage.searchMemo;
   }
@@ -108,9 +107,14 @@ export class CatalogueSnapshot implements Indexes {
     return this.centresById.size;
   }
 
+  /** A department's scheduled sessions, in session order (undefined when it has none and never had). */
+  deptSessions(code: string): SessionChunks | undefined {
+    return this.departments.get(code)?.sessions;
+  }
+
   /** The version at which a department's sessions last changed. */
   deptVersion(code: string): number {
-    return this.deptVersions.get(code) ?? this.baseVersion;
+    return this.departments.get(code)?.version || this.baseVersion;
   }
 
   /**

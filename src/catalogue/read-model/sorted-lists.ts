@@ -54,6 +54,32 @@ export function updateSorted(
   return out;
 }
 
+/** Removed and added entries of one list (or chunk, or group of lists). */
+export interface ListChange {
+  readonly removed: SessionEntry[];
+  readonly added: SessionEntry[];
+}
+
+/** The removed and added entries split by `key` (a list, a chunk): only keys with a change. */
+export function splitChanges<K>(
+  removed: readonly SessionEntry[],
+  added: readonly SessionEntry[],
+  key: (e: SessionEntry) => K,
+): Map<K, ListChange> {
+  const changes = new Map<K, ListChange>();
+  const slot = (k: K) => {
+    let c = changes.get(k);
+    if (!c) {
+      c = { removed: [], added: [] };
+      changes.set(k, c);
+    }
+    return c;
+  };
+  for (const r of removed) slot(key(r)).removed.push(r);
+  for (const a of added) slot(key(a)).added.push(a);
+  return changes;
+}
+
 /**
  * The groups of sorted lists that the changes alter, each with its new list (undefined when it
  * ends empty): what to put in a copy of the groups, whose untouched lists are shared.
@@ -64,37 +90,10 @@ export function groupChanges(
   added: readonly SessionEntry[],
   key: (e: SessionEntry) => string,
 ): Map<string, readonly SessionEntry[] | undefined> {
-  const changes = new Map<string, { removed: SessionEntry[]; added: SessionEntry[] }>();
-  const slot = (k: string) => {
-    let c = changes.get(k);
-    if (!c) {
-      c = { removed: [], added: [] };
-      changes.set(k, c);
-    }
-    return c;
-  };
-  for (const r of removed) slot(key(r)).removed.push(r);
-  for (const a of added) slot(key(a)).added.push(a);
   const out = new Map<string, readonly SessionEntry[] | undefined>();
-  for (const [k, c] of changes) {
+  for (const [k, c] of splitChanges(removed, added, key)) {
     const next = updateSorted(groups.get(k) ?? [], c.removed, c.added);
     out.set(k, next.length === 0 ? undefined : next);
-  }
-  return out;
-}
-
-/** A copy of grouped sorted lists with the changes applied; untouched groups are shared. */
-export function updateGroups(
-  groups: ReadonlyMap<string, readonly SessionEntry[]>,
-  removed: readonly SessionEntry[],
-  added: readonly SessionEntry[],
-  key: (e: SessionEntry) => string,
-): ReadonlyMap<string, readonly SessionEntry[]> {
-  if (removed.length === 0 && added.length === 0) return groups;
-  const out = new Map(groups);
-  for (const [k, list] of groupChanges(groups, removed, added, key)) {
-    if (list === undefined) out.delete(k);
-    else out.set(k, list);
   }
   return out;
 }

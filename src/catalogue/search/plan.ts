@@ -1,5 +1,5 @@
 import type { Columns, ListColumns } from '../list-columns.js';
-import type { CatalogueSnapshot, SessionEntry } from '../read-model.js';
+import type { CatalogueSnapshot, SessionChunks, SessionEntry } from '../read-model.js';
 import type { SearchQuery } from '../schemas.js';
 import type { CandidateCentre, LocationFilters, PickedCentres } from './centres.js';
 
@@ -9,8 +9,12 @@ export type Sort = NonNullable<SearchQuery['sort']>;
 export interface Lists {
   readonly lists: readonly (readonly SessionEntry[])[];
   readonly columns: readonly Columns[];
-  /** Set when the lists follow one another in session order (the chunks of the list of all): read in turn, not merged. */
-  readonly sequential?: boolean;
+  /**
+   * The lists in runs: run r is lists runs[r] to runs[r + 1] - 1, which follow one another in
+   * session order (the chunks of one department's list, or of the list of all), read in turn;
+   * runs are merged. A centre's list is a run of its own.
+   */
+  readonly runs: Int32Array;
 }
 
 /** Which lists a search walks, in session order, and how to read them. Immutable once made. */
@@ -29,41 +33,63 @@ export interface WalkPlan extends Lists {
 /**
  * The lists of a search without a place to pick centres by: a region is a set of departments,
  * merged through their lists (at most 13) rather than its centres'; a department walks its list;
- * no filter walks every session, chunk after chunk.
+ * no filter walks every session, chunk after chunk. Made once per snapshot (their chunks' columns
+ * looked up once, not per search: some 200 at ten times the demo).
  */
 export function planWithoutCentres(
   snapshot: CatalogueSnapshot,
   dept: string | undefined,
   regionDepts: readonly string[] | undefined,
 ): WalkPlan {
-  const of = snapshot.columns;
-  if (regionDepts !== undefined) {
-    const lists = regionDepts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
-    return listsPlan(lists, of, regionDepts);
+  if (regionDepts === undefined && !dept)
+    return snapshot.derived.get(ALL, () => listsPlan(snapshot, [snapshot.sessions], 'all'));
+  const plans = snapshot.derived.get(BY_DEPARTMENTS, () => new Map<string, WalkPlan>());
+  // Keyed by the departments searched: the 101 departments, and the few sets that region names match.
+  const key = regionDepts ? regionDepts.join(',') : (dept as string);
+  let plan = plans.get(key);
+  if (plan === undefined) {
+    const depts = regionDepts ?? [dept as string];
+    plan = listsPlan(snapshot, departmentLists(snapshot, depts), depts);
+    if (plans.size < PLANS_KEPT) plans.set(key, plan);
   }
-  if (dept) return listsPlan([snapshot.sessionsByDept.get(dept) ?? []], of, [dept]);
-  // Its chunks' columns looked up once per snapshot, not per search (some 200 at ten times the demo).
-  return snapshot.derived.get(ALL, () => listsPlan(snapshot.sessions.chunks, of, 'all', true));
+  return plan;
 }
 
 const ALL = Symbol('the plan of every session');
+const BY_DEPARTMENTS = Symbol("the plans of departments' and regions' searches");
+// Beyond this many sets of departments in one snapshot (odd region texts), plans are made per search.
+const PLANS_KEPT = 256;
 
-function listsPlan(
-  lists: readonly (readonly SessionEntry[])[],
-  of: ListColumns,
-  depts: WalkPlan['depts'],
-  sequential = false,
-): WalkPlan {
+/** These departments' lists, each in chunks (none for a department without sessions). */
+function departmentLists(snapshot: CatalogueSnapshot, codes: readonly string[]): SessionChunks[] {
+  return codes.flatMap((code) => snapshot.deptSessions(code) ?? []);
+}
+
+function listsPlan(snapshot: CatalogueSnapshot, runs: readonly SessionChunks[], depts: WalkPlan['depts']): WalkPlan {
   return {
-    lists,
-    columns: lists.map((l) => of.of(l)),
-    sequential,
+    ...chunkedLists(snapshot.columns, runs),
     listMetres: undefined,
     centreMask: undefined,
     metresByCentre: undefined,
     depts,
     byCentres: false,
   };
+}
+
+/** Lists in chunks as the runs of a walk: each one's chunks in turn. */
+function chunkedLists(of: ListColumns, chunked: readonly SessionChunks[]): Lists {
+  const lists = chunked.flatMap((c) => c.chunks);
+  const runs = new Int32Array(chunked.length + 1);
+  for (let r = 0; r < chunked.length; r++)
+    runs[r + 1] = (runs[r] as number) + (chunked[r] as SessionChunks).chunks.length;
+  return { lists, columns: lists.map((l) => of.of(l)), runs };
+}
+
+/** Lists each of which is a run of its own (centres' lists). */
+function ownRuns(of: ListColumns, lists: readonly (readonly SessionEntry[])[]): Lists {
+  const runs = new Int32Array(lists.length + 1);
+  for (let k = 0; k <= lists.length; k++) runs[k] = k;
+  return { lists, columns: lists.map((l) => of.of(l)), runs };
 }
 
 /**
@@ -87,10 +113,11 @@ export function planOfPicked(
     sort === 'distance'
       ? [...picked.centres].sort((a, b) => (metres.get(a.id) as number) - (metres.get(b.id) as number))
       : picked.centres;
-  const lists = ordered.map((c) => sessionsOf(snapshot, c));
   return {
-    lists,
-    columns: lists.map((l) => snapshot.columns.of(l)),
+    ...ownRuns(
+      snapshot.columns,
+      ordered.map((c) => sessionsOf(snapshot, c)),
+    ),
     listMetres: ordered.map((c: CandidateCentre) => metres.get(c.id) ?? 0),
     centreMask: undefined,
     metresByCentre,
@@ -114,13 +141,13 @@ function departmentWalk(
   picked: PickedCentres,
 ): (Lists & { centreMask: Uint8Array }) | null {
   if (picked.centres.length <= WALK_DEPARTMENTS_FROM) return null;
-  const lists = picked.depts.map((code) => snapshot.sessionsByDept.get(code) ?? []);
   const own = picked.centres.reduce((n, c) => n + sessionsOf(snapshot, c).length, 0);
-  if (lists.reduce((n, l) => n + l.length, 0) > DEPARTMENT_SESSIONS_PER_PICKED * own) return null;
+  const departments = departmentLists(snapshot, picked.depts);
+  if (departments.reduce((n, d) => n + d.length, 0) > DEPARTMENT_SESSIONS_PER_PICKED * own) return null;
   const indexes = picked.centres.map((c) => snapshot.columns.centreIndex(c.id));
   const centreMask = new Uint8Array(Math.max(...indexes) + 1);
   for (const i of indexes) centreMask[i] = 1;
-  return { lists, columns: lists.map((l) => snapshot.columns.of(l)), centreMask };
+  return { ...chunkedLists(snapshot.columns, departments), centreMask };
 }
 
 const NONE: readonly SessionEntry[] = [];
@@ -132,5 +159,5 @@ function sessionsOf(snapshot: CatalogueSnapshot, c: CandidateCentre): readonly S
 
 /** A rough size of a plan, for the snapshot's cache: the lists and columns themselves are the snapshot's. */
 export function planBytes(plan: WalkPlan): number {
-  return 200 + 24 * plan.lists.length + (plan.centreMask?.length ?? 0);
+  return 200 + 28 * plan.lists.length + (plan.centreMask?.length ?? 0);
 }

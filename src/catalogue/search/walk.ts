@@ -2,7 +2,7 @@ import { addDays } from '../../core/clock.js';
 import { type Columns, dayNumber, firstAfterDay, firstOnOrAfterDay } from '../list-columns.js';
 import type { SessionEntry } from '../read-model.js';
 import type { SearchQuery } from '../schemas.js';
-import type { WalkPlan } from './plan.js';
+import type { Lists, WalkPlan } from './plan.js';
 
 /** Whether session i of a list's columns passes every filter. */
 export type Matcher = (c: Columns, i: number) => boolean;
@@ -24,23 +24,76 @@ export interface Bounds {
  */
 export function boundsOf(exact: boolean, plan: WalkPlan, from: string, to: string | undefined, today: string): Bounds {
   const { lists, columns } = plan;
-  const n = lists.length;
-  const starts = new Int32Array(n);
-  const ends = new Int32Array(n);
-  const unbegun = new Int32Array(n);
   const sure = addDays(today, 2);
   // Each day read once, not once per list (the list of all is some 200 chunks at ten times the demo).
   const fromDay = dayNumber(from);
   const toDay = to === undefined ? Number.NaN : dayNumber(to);
   const sureDay = dayNumber(sure);
-  for (let k = 0; k < n; k++) {
-    const list = lists[k] as readonly SessionEntry[];
-    const c = columns[k] as Columns;
-    starts[k] = firstOnOrAfterDay(exact, list, c, from, fromDay);
-    ends[k] = to === undefined ? list.length : firstAfterDay(exact, list, c, to, toDay);
-    unbegun[k] = sure > from ? firstOnOrAfterDay(exact, list, c, sure, sureDay) : (starts[k] as number);
+  if (plan.runs.length === lists.length + 1) {
+    // Each list a run of its own (centres' lists, often hundreds): bounded one by one, no closure.
+    const n = lists.length;
+    const starts = new Int32Array(n);
+    const ends = new Int32Array(n);
+    const unbegun = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      const list = lists[k] as readonly SessionEntry[];
+      const c = columns[k] as Columns;
+      starts[k] = firstOnOrAfterDay(exact, list, c, from, fromDay);
+      ends[k] = to === undefined ? list.length : firstAfterDay(exact, list, c, to, toDay);
+      unbegun[k] = sure > from ? firstOnOrAfterDay(exact, list, c, sure, sureDay) : (starts[k] as number);
+    }
+    return { starts, ends, unbegun };
   }
+  const list = (k: number) => lists[k] as readonly SessionEntry[];
+  const starts = inRuns(plan, (k) => firstOnOrAfterDay(exact, list(k), columns[k] as Columns, from, fromDay));
+  const ends =
+    to === undefined
+      ? lengths(lists)
+      : inRuns(plan, (k) => firstAfterDay(exact, list(k), columns[k] as Columns, to, toDay));
+  const unbegun =
+    sure > from ? inRuns(plan, (k) => firstOnOrAfterDay(exact, list(k), columns[k] as Columns, sure, sureDay)) : starts;
   return { starts, ends, unbegun };
+}
+
+function lengths(lists: readonly (readonly SessionEntry[])[]): Int32Array {
+  const out = new Int32Array(lists.length);
+  for (let k = 0; k < lists.length; k++) out[k] = (lists[k] as readonly SessionEntry[]).length;
+  return out;
+}
+
+/**
+ * A position in each list of the plan, where `at(k)` finds it in list k: the first of the list's
+ * sessions past some point of session order (a day, a cursor). In a run, the lists before the one
+ * where that point falls are wholly before it (their length) and those after wholly past it (0):
+ * a binary search over each run's lists, not one search per list.
+ */
+export function inRuns({ lists, runs }: Lists, at: (k: number) => number): Int32Array {
+  const out = new Int32Array(lists.length);
+  const length = (k: number) => (lists[k] as readonly SessionEntry[]).length;
+  for (let r = 0; r + 1 < runs.length; r++) {
+    const first = runs[r] as number;
+    const end = runs[r + 1] as number;
+    if (end - first === 1) {
+      out[first] = at(first);
+      continue;
+    }
+    // The first list the point falls in (end when none), and its position there.
+    let lo = first;
+    let hi = end;
+    let atHi = 0;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const p = at(mid);
+      if (p === length(mid)) lo = mid + 1;
+      else {
+        hi = mid;
+        atHi = p;
+      }
+    }
+    for (let k = first; k < lo; k++) out[k] = length(k);
+    if (lo < end) out[lo] = atHi;
+  }
+  return out;
 }
 
 /**
