@@ -6,7 +6,7 @@ import { groupBy, splitChanges } from './sorted-lists.js';
 export interface DepartmentIndex {
   /** In session order, in chunks that snapshots share. */
   readonly sessions: SessionChunks;
-  /** 0 when not since the last full build (whose version is the snapshot's `baseVersion`). */
+  /** 0 when unchanged since the last full build (whose version is the snapshot's `baseVersion`). */
   readonly version: number;
 }
 

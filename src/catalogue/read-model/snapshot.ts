@@ -107,7 +107,10 @@ export class CatalogueSnapshot implements Indexes {
     return this.centresById.size;
   }
 
-  /** A department's scheduled sessions, in session order (undefined when it has none and never had). */
+  /**
+   * A department's scheduled sessions, in session order (undefined when it had none at the last
+   * full build and none came since).
+   */
   deptSessions(code: string): SessionChunks | undefined {
     return this.departments.get(code)?.sessions;
   }

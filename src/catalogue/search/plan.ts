@@ -34,7 +34,7 @@ export interface WalkPlan extends Lists {
  * The lists of a search without a place to pick centres by: a region is a set of departments,
  * merged through their lists (at most 13) rather than its centres'; a department walks its list;
  * no filter walks every session, chunk after chunk. Made once per snapshot (their chunks' columns
- * looked up once, not per search: some 200 at ten times the demo).
+ * looked up once, not per search: some 400 at ten times the demo).
  */
 export function planWithoutCentres(
   snapshot: CatalogueSnapshot,
@@ -44,7 +44,8 @@ export function planWithoutCentres(
   if (regionDepts === undefined && !dept)
     return snapshot.derived.get(ALL, () => listsPlan(snapshot, [snapshot.sessions], 'all'));
   const plans = snapshot.derived.get(BY_DEPARTMENTS, () => new Map<string, WalkPlan>());
-  // Keyed by the departments searched: the 101 departments, and the few sets that region names match.
+  // Keyed by the departments searched: the 101 departments, and the few sets that region names match
+  // (a region of one department shares its plan: the same lists).
   const key = regionDepts ? regionDepts.join(',') : (dept as string);
   let plan = plans.get(key);
   if (plan === undefined) {
@@ -60,7 +61,10 @@ const BY_DEPARTMENTS = Symbol("the plans of departments' and regions' searches")
 // Beyond this many sets of departments in one snapshot (odd region texts), plans are made per search.
 const PLANS_KEPT = 256;
 
-/** These departments' lists, each in chunks (none for a department without sessions). */
+/**
+ * These departments' lists, each in chunks: one run each (an empty run for a department emptied
+ * since the last full build).
+ */
 function departmentLists(snapshot: CatalogueSnapshot, codes: readonly string[]): SessionChunks[] {
   return codes.flatMap((code) => snapshot.deptSessions(code) ?? []);
 }
@@ -157,7 +161,10 @@ function sessionsOf(snapshot: CatalogueSnapshot, c: CandidateCentre): readonly S
   return snapshot.sessionsByCentre.get(c.id) ?? NONE;
 }
 
-/** A rough size of a plan, for the snapshot's cache: the lists and columns themselves are the snapshot's. */
+/**
+ * A rough size of a plan (its arrays of lists, columns and runs), for the snapshot's cache: the
+ * lists and columns themselves are the snapshot's.
+ */
 export function planBytes(plan: WalkPlan): number {
   return 200 + 28 * plan.lists.length + (plan.centreMask?.length ?? 0);
 }

@@ -25,12 +25,12 @@ export interface Bounds {
 export function boundsOf(exact: boolean, plan: WalkPlan, from: string, to: string | undefined, today: string): Bounds {
   const { lists, columns } = plan;
   const sure = addDays(today, 2);
-  // Each day read once, not once per list (the list of all is some 200 chunks at ten times the demo).
+  // Each day read once, not once per list (the list of all is some 400 chunks at ten times the demo).
   const fromDay = dayNumber(from);
   const toDay = to === undefined ? Number.NaN : dayNumber(to);
   const sureDay = dayNumber(sure);
   if (plan.runs.length === lists.length + 1) {
-    // Each list a run of its own (centres' lists, often hundreds): bounded one by one, no closure.
+    // As many runs as lists: each list bounded by itself (centres' lists, often hundreds), no closure.
     const n = lists.length;
     const starts = new Int32Array(n);
     const ends = new Int32Array(n);
@@ -65,7 +65,8 @@ function lengths(lists: readonly (readonly SessionEntry[])[]): Int32Array {
  * A position in each list of the plan, where `at(k)` finds it in list k: the first of the list's
  * sessions past some point of session order (a day, a cursor). In a run, the lists before the one
  * where that point falls are wholly before it (their length) and those after wholly past it (0):
- * a binary search over each run's lists, not one search per list.
+ * a binary search over each run's lists, not one search per list. A run's lists are never empty
+ * (SessionChunks keeps no empty chunk): an empty one would read as wholly before the point.
  */
 export function inRuns({ lists, runs }: Lists, at: (k: number) => number): Int32Array {
   const out = new Int32Array(lists.length);
