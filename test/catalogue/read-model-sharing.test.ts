@@ -3,13 +3,7 @@ import { generateDemoCatalogue } from '../../src/catalogue/demo/generate.js';
 import {
   type CatalogueDelta,
   CatalogueSnapshot,
-  type CentreRecord,
-  compareSessions,
-  DEPARTMENT_CHUNK,
-  LIST_CHUNK,
-  type SessionChunks,
   type SessionRecord,
-  sessionJson,
   urlBuilder,
 } from '../../src/catalogue/read-model.js';
 import type { SearchQuery } from '../../src/catalogue/schemas.js';
@@ -17,54 +11,10 @@ import { searchStages } from '../../src/catalogue/search.js';
 import { addDays, startInstant } from '../../src/core/clock.js';
 import { random } from '../helpers/random.js';
 import { referenceAll } from '../helpers/reference-search.js';
+import { expectWellChunked, visible } from '../helpers/snapshot-shape.js';
 
 const TODAY = '2026-11-23';
 const URLS = urlBuilder('https://stages.example');
-
-/** Everything a reader can see of a snapshot, in a comparable form. */
-function visible(s: CatalogueSnapshot) {
-  const ids = (list: readonly { record: { id: string } }[] | undefined) => (list ?? []).map((e) => e.record.id);
-  return {
-    sessions: [...s.sessions].map((e) => sessionJson(e).toString()),
-    byDept: Object.fromEntries(
-      [...s.departments]
-        .filter(([, d]) => d.sessions.length > 0)
-        .map(([k, d]) => [k, ids([...d.sessions])])
-        .sort(),
-    ),
-    byCentre: Object.fromEntries([...s.sessionsByCentre].map(([k, v]) => [k, ids(v)]).sort()),
-    byId: [...s.sessionsById.values()].map((e) => `${e.record.id}:${e.cancelled}:${sessionJson(e).toString()}`).sort(),
-    size: s.sessionsById.size,
-  };
-}
-
-/** Lists in chunks as promised: none empty, none oversized, each after the one before. */
-function expectChunked(list: SessionChunks, size: number) {
-  const { chunks } = list;
-  expect(list.size).toBe(size);
-  expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(list.length);
-  for (const [k, chunk] of chunks.entries()) {
-    expect(chunk.length).toBeGreaterThan(0);
-    expect(chunk.length).toBeLessThanOrEqual(2 * size);
-    for (let i = 1; i < chunk.length; i++) {
-      expect(compareSessions(chunk[i - 1]?.record as SessionRecord, chunk[i]?.record as SessionRecord)).toBeLessThan(0);
-    }
-    const before = chunks[k - 1];
-    if (before) {
-      const last = before[before.length - 1]?.record as SessionRecord;
-      expect(compareSessions(last, chunk[0]?.record as SessionRecord)).toBeLessThan(0);
-    }
-  }
-}
-
-/** The list of all and each department's, in chunks as promised. */
-function expectWellChunked(s: CatalogueSnapshot) {
-  expectChunked(s.sessions, LIST_CHUNK);
-  for (const [code, { sessions }] of s.departments) {
-    expectChunked(sessions, DEPARTMENT_CHUNK);
-    for (const e of sessions) expect(e.centre.view.deptCode).toBe(code);
-  }
-}
 
 describe('a snapshot derived change by change shares what did not change', () => {
   const demo = generateDemoCatalogue({ today: TODAY });
@@ -205,79 +155,6 @@ describe('a snapshot derived change by change shares what did not change', () =>
       expect(walked, JSON.stringify(query)).toEqual(all.slice(0, walked.length));
       if (!cursor) expect(walked.length).toBe(all.length);
     }
-  });
-
-  it("keeps each department's sessions and version as sessions leave one for another, a new one opens and a chunk thins out", () => {
-    const now = new Date(startInstant(TODAY, '09:10', 'Europe/Paris'));
-    const records = new Map(demo.sessions.map((r) => [r.id, r]));
-    const centres = new Map(demo.centres.map((c) => [c.id, c]));
-    let snapshot = built;
-    const apply = (sessions: [string, SessionRecord | null][], newCentres: CentreRecord[] = []) => {
-      for (const [id, r] of sessions) {
-        if (r) records.set(id, r);
-        else records.delete(id);
-      }
-      for (const c of newCentres) centres.set(c.id, c);
-      snapshot = snapshot.apply({
-        version: snapshot.version + 1,
-        updatedAt: new Date(Date.parse('2026-11-23T08:00:00Z') + snapshot.version * 1000),
-        centres: new Map(newCentres.map((c) => [c.id, c])),
-        sessions: new Map(sessions),
-      });
-      const fresh = CatalogueSnapshot.build(
-        snapshot.version,
-        snapshot.updatedAt,
-        [...centres.values()],
-        [...records.values()],
-        URLS,
-      );
-      expectWellChunked(snapshot);
-      expect(visible(snapshot)).toEqual(visible(fresh));
-    };
-    const searched = (dept: string) =>
-      searchStages(snapshot, { limit: 100, includeUnavailable: true, dept }, now).entries.map((e) => e.record.id);
-
-    // Every session of the smallest department moves to a Paris centre: the one empties, the other grows.
-    const [small] = [...built.departments].sort(([, a], [, b]) => a.sessions.length - b.sessions.length)[0] ?? [];
-    const parisCentre = demo.centres.find((c) => c.deptCode === '75') as CentreRecord;
-    const leaving = [...(built.deptSessions(small as string) ?? [])].map((e) => e.record);
-    expect(leaving.length).toBeGreaterThan(0);
-    apply(leaving.map((r) => [r.id, { ...r, centreId: parisCentre.id }]));
-    expect(snapshot.deptSessions(small as string)?.length).toBe(0);
-    expect(snapshot.deptSessions('75')?.length).toBe((built.deptSessions('75')?.length ?? 0) + leaving.length);
-    expect([snapshot.deptVersion(small as string), snapshot.deptVersion('75'), snapshot.deptVersion('69')]).toEqual([
-      2, 2, 1,
-    ]);
-    expect(searched(small as string)).toEqual([]);
-
-    // A centre in a department the catalogue never had, with one session.
-    const centre: CentreRecord = {
-      ...parisCentre,
-      id: '77000000-0000-4000-8000-000000000001',
-      slug: 'nouveau',
-      deptCode: '975',
-    };
-    const session: SessionRecord = {
-      ...(leaving[0] as SessionRecord),
-      id: '77000000-0000-4000-8000-000000000002',
-      centreId: centre.id,
-    };
-    expect(built.departments.has('975')).toBe(false);
-    apply([[session.id, session]], [centre]);
-    expect([snapshot.deptVersion('975'), snapshot.deptVersion('75'), snapshot.deptVersion(small as string)]).toEqual([
-      3, 2, 2,
-    ]);
-    expect(searched('975')).toEqual([session.id]);
-
-    // Paris's second chunk thinned out below a quarter of its size: joined to the first.
-    const chunks = snapshot.deptSessions('75')?.chunks ?? [];
-    const second = chunks[1] ?? [];
-    expect(second.length).toBeGreaterThan(DEPARTMENT_CHUNK / 4);
-    apply(second.slice(0, second.length - DEPARTMENT_CHUNK / 4 + 1).map((e) => [e.record.id, null]));
-    expect(snapshot.deptSessions('75')?.chunks.length).toBe(chunks.length - 1);
-    expect(snapshot.deptVersion('75')).toBe(4);
-    const all = referenceAll(snapshot, { limit: 100, includeUnavailable: true, dept: '75' }, now).all;
-    expect(searched('75')).toEqual(all.slice(0, 100));
   });
 
   it('finds a new centre’s sessions in a town search made before, and keeps finding them after changes to sessions', () => {
