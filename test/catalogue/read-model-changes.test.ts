@@ -11,21 +11,13 @@ import { BASE_URL, buildTestApp, frozenClock, type TestApp, testConfig } from '.
 import { TEST_DB } from '../helpers/database.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 import { random } from '../helpers/random.js';
+import { visible as readerView } from '../helpers/snapshot-shape.js';
 
-/** Everything a reader can see of a snapshot, in a comparable form. */
+/** Everything a reader can see of a snapshot, its version and centres included, in a comparable form. */
 function visible(s: CatalogueSnapshot) {
-  const ids = (list: readonly { record: { id: string } }[] | undefined) => (list ?? []).map((e) => e.record.id);
   return {
+    ...readerView(s),
     version: s.version,
-    sessions: [...s.sessions].map((e) => sessionJson(e).toString()),
-    byDept: Object.fromEntries(
-      [...s.departments]
-        .filter(([, d]) => d.sessions.length > 0)
-        .map(([k, d]) => [k, ids([...d.sessions])])
-        .sort(),
-    ),
-    byCentre: Object.fromEntries([...s.sessionsByCentre].map(([k, v]) => [k, ids(v)]).sort()),
-    byId: [...s.sessionsById.values()].map((e) => `${e.record.id}:${e.cancelled}:${sessionJson(e).toString()}`).sort(),
     centres: [...s.centresById.values()].map((c) => c.tail.toString()).sort(),
     slugs: [...s.centresBySlug.keys()].sort(),
   };
