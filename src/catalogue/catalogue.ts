@@ -4,6 +4,7 @@ import type { Database } from '../db/connect.js';
 import { pruneChangeHistory } from '../history/prune.js';
 import { approvalEnded } from './approval.js';
 import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuilder } from './read-model.js';
+import { type Announcement, announcementOf } from './recent-changes.js';
 import { loadCatalogue, pruneHistory, readChangesSince, type StoredCatalogue, touchEndedCentre } from './repository.js';
 import { keepCopyCurrent, readWithCopy } from './stored-copy.js';
 
@@ -28,12 +29,17 @@ export type CatalogueUpdate =
 
 const COPY_NOT_KEPT = 'could not keep a copy of the catalogue; the next start reads the database';
 
+/** Changes announced with what they changed, kept until applied: more are read from the log. */
+const HEARD_MAX = 1000;
+
 /**
  * Holds the current read model and keeps it in step with the database. On a change notification
- * it reads the change log from the version it holds and applies what changed (a few sessions cost
- * a few sessions, whatever the catalogue's size); only a gap in the log, a wholesale replacement or
- * a very large batch makes it rebuild, in slices, while the old snapshot keeps serving. Catch-ups are
- * coalesced: a burst of writes costs at most one in flight plus one after it.
+ * it applies what changed (a few sessions cost a few sessions, whatever the catalogue's size): the
+ * change the notification carries when it is the next version and nobody waits for the log's own
+ * word (recent-changes.ts's announcementOf), else what the change log says from the version it
+ * holds. Only a gap in the log, a wholesale replacement or a very large batch makes it rebuild, in
+ * slices, while the old snapshot keeps serving. Catch-ups are coalesced: a burst of writes costs at
+ * most one in flight plus one after it.
  */
 export class Catalogue {
   #snapshot: CatalogueSnapshot;
@@ -43,6 +49,10 @@ export class Catalogue {
   #announced = 0;
   /** Catch-ups begun since start, and the callers of refresh() waiting for one numbered at least `after`. */
   #begun = 0;
+  /** Reads of the change log since start. */
+  #reads = 0;
+  /** Changes announced with their sessions, by version, not applied yet. */
+  #heardChanges = new Map<number, CatalogueDelta>();
   #waiters: { after: number; resolve: () => void }[] = [];
   #unlisten: (() => Promise<void>) | undefined;
   #listening = true;
@@ -82,7 +92,7 @@ export class Catalogue {
     catalogue.#storedCopy = options.storedCopy;
     catalogue.#copyStamp = stored?.copyStamp;
     catalogue.#unlisten = await database.listenCatalogueChanges(
-      (version) => catalogue.#heard(version),
+      (payload) => catalogue.#heard(announcementOf(payload)),
       (listening) => {
         catalogue.#listening = listening;
       },
@@ -160,20 +170,28 @@ export class Catalogue {
     return done;
   }
 
-  /** Catch-ups begun since the start: reads of the change log. */
+  /** Catch-ups begun since the start: each applied an announced change or read the change log. */
   get catchUps(): number {
     return this.#begun;
   }
 
+  /** Reads of the change log since the start (the catch-ups that applied no announced change). */
+  get logReads(): number {
+    return this.#reads;
+  }
+
   /**
-   * A change the database announced (its version; undefined when the notification carried none).
-   * One announced while a catch-up runs is owed a catch-up of its own only if that one ends without
-   * it: a writer's catch-up, begun once its commit returned, usually reads the change whose
-   * notification arrives meanwhile, and reading the log again would find nothing.
+   * A change the database announced (undefined when the notification said nothing readable). One
+   * announced while a catch-up runs is owed a catch-up of its own only if that one ends without it:
+   * a writer's catch-up, begun once its commit returned, usually reads the change whose notification
+   * arrives meanwhile, and reading the log again would find nothing.
    */
-  #heard(version: number | undefined): void {
+  #heard(announced: Announcement | undefined): void {
+    const version = announced?.version;
     if (version !== undefined && version <= this.#snapshot.version) return;
-    if (!this.#updating) void this.refresh();
+    if (announced?.delta && this.#heardChanges.size < HEARD_MAX)
+      this.#heardChanges.set(announced.version, announced.delta);
+    if (!this.#updating) this.#catchUpLoop();
     else this.#announced = Math.max(this.#announced, version ?? Number.POSITIVE_INFINITY);
   }
 
@@ -191,7 +209,7 @@ export class Catalogue {
         this.#again = false;
         const begun = ++this.#begun;
         try {
-          await this.#catchUp();
+          await this.#catchUp(begun);
           this.#lastRefreshFailed = false;
         } catch (err) {
           // Keep serving the last good snapshot, and try again in a second: the notification
@@ -230,14 +248,28 @@ export class Catalogue {
     this.#waiters = still;
   }
 
-  async #catchUp(): Promise<void> {
+  /**
+   * Catch-up number `begun`: the next version as announced, when that was heard and no caller of
+   * refresh() waits for this catch-up (a writer waits for a state that holds its commit, which may be
+   * announced after the next one); else the change log as it stands.
+   */
+  async #catchUp(begun: number): Promise<void> {
     const previous = this.snapshot;
+    for (const version of this.#heardChanges.keys())
+      if (version <= previous.version) this.#heardChanges.delete(version);
+    const heard = this.#waiters.some((w) => w.after <= begun)
+      ? undefined
+      : this.#heardChanges.get(previous.version + 1);
+    if (heard) this.#heardChanges.delete(heard.version);
+    else this.#reads++;
     // One statement on PostgreSQL (recent-changes.ts). Embedded, the transaction: under a writer that
     // never pauses, PGlite's one connection served a write's own transaction only after that writer
     // was done (test/catalogue/refresh-under-changes.test.ts), and no other instance shares the cost.
-    const read = await readChangesSince(this.database.db, previous.version, {
-      oneStatement: this.database.kind === 'postgres',
-    });
+    const read =
+      heard ??
+      (await readChangesSince(this.database.db, previous.version, {
+        oneStatement: this.database.kind === 'postgres',
+      }));
     if (read === undefined) return;
     const started = performance.now();
     if (read === 'reload') {

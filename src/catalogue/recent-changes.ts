@@ -72,3 +72,43 @@ function deltaOf(row: Row | undefined, since: number): CatalogueDelta | 'reload'
   for (const record of JSON.parse(row?.sessions ?? '[]') as SessionRecord[]) sessions.set(record.id, record);
   return { version, updatedAt: new Date(Number(row?.updatedMs)), centres: new Map(), sessions };
 }
+
+/**
+ * What a notification announces: the new version, and for a change of a few sessions (migration
+ * 0028) the change itself, as readRecentChanges would read it — so that an instance that did not make
+ * it applies it without reading the log. Undefined for no payload (a reconnection) or one that says
+ * nothing readable: the caller then reads the log.
+ */
+export interface Announcement {
+  readonly version: number;
+  readonly delta?: CatalogueDelta;
+}
+
+interface AnnouncedChange {
+  version: number;
+  updatedMs: number;
+  ids: string[] | null;
+  sessions: SessionRecord[];
+}
+
+export function announcementOf(payload: string | undefined): Announcement | undefined {
+  if (!payload) return undefined;
+  if (!payload.startsWith('{')) {
+    const version = Number(payload);
+    return Number.isSafeInteger(version) ? { version } : undefined;
+  }
+  let said: AnnouncedChange;
+  try {
+    said = JSON.parse(payload) as AnnouncedChange;
+  } catch {
+    return undefined;
+  }
+  const { version, updatedMs, ids } = said;
+  if (!Number.isSafeInteger(version)) return undefined;
+  if (!Number.isFinite(updatedMs) || !Array.isArray(ids) || !Array.isArray(said.sessions)) return { version };
+  // As deltaOf: each changed id, null unless it still stands (a deleted session has no row).
+  const sessions = new Map<string, SessionRecord | null>();
+  for (const id of ids) sessions.set(id, null);
+  for (const record of said.sessions) sessions.set(record.id, record);
+  return { version, delta: { version, updatedAt: new Date(updatedMs), centres: new Map(), sessions } };
+}

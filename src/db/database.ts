@@ -18,12 +18,14 @@ export interface Database {
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>;
   /**
-   * Calls `onChange` with the new version whenever any instance changes the catalogue, and `onListening(false)` when
-   * notifications are cut off (then `onListening(true)` and `onChange` once they are back, since
-   * what changed meanwhile was not announced). Returns an unsubscribe function.
+   * Calls `onChange` with the notification's payload whenever any instance changes the catalogue
+   * (the new version, or what changed: catalogue/recent-changes.ts's announcementOf reads it), and
+   * `onListening(false)` when notifications are cut off (then `onListening(true)` and `onChange`
+   * without a payload once they are back, since what changed meanwhile was not announced). Returns an
+   * unsubscribe function.
    */
   listenCatalogueChanges(
-    onChange: (version?: number) => void,
+    onChange: (payload?: string) => void,
     onListening?: (listening: boolean) => void,
   ): Promise<() => Promise<void>>;
   /** Connections of the PostgreSQL pool (absent for the embedded database, which has none). */
@@ -37,10 +39,4 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
     timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** The version a notification announces (older triggers sent none). */
-export function versionOf(payload: string | undefined): number | undefined {
-  const n = Number(payload);
-  return payload && Number.isSafeInteger(n) ? n : undefined;
 }

@@ -5,7 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { releaseBytes } from '../core/release-bytes.js';
-import { CATALOGUE_CHANNEL, type Database, type Db, MIGRATIONS_FOLDER, versionOf, withTimeout } from './database.js';
+import { CATALOGUE_CHANNEL, type Database, type Db, MIGRATIONS_FOLDER, withTimeout } from './database.js';
 import * as schema from './schema.js';
 
 /**
@@ -54,7 +54,7 @@ export async function openPglite(dataDir: string, existing?: PGlite): Promise<Da
       await withTimeout(client.query('select 1'), timeoutMs, 'database ping');
     },
     async listenCatalogueChanges(onChange) {
-      const unlisten = await client.listen(CATALOGUE_CHANNEL, (payload) => onChange(versionOf(payload)));
+      const unlisten = await client.listen(CATALOGUE_CHANNEL, (payload) => onChange(payload));
       return async () => {
         if (!client.closed) await unlisten();
       };

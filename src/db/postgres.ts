@@ -6,21 +6,20 @@ import {
   type Db,
   MIGRATION_LOCK_KEY,
   MIGRATIONS_FOLDER,
-  versionOf,
   withTimeout,
 } from './database.js';
 import * as schema from './schema.js';
 
 /**
  * LISTEN on a dedicated connection, re-established with backoff if it drops; on reconnect the
- * caller reloads once (onChange with no version), since notifications sent meanwhile are lost.
+ * caller reloads once (onChange with no payload), since notifications sent meanwhile are lost.
  */
 async function listenWithReconnect(
   pg: typeof import('pg').default,
   url: string,
   listeners: Set<pg.PoolClient | pg.Client>,
   closing: () => boolean,
-  onChange: (version?: number) => void,
+  onChange: (payload?: string) => void,
   onListening?: (listening: boolean) => void,
 ): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
@@ -29,7 +28,7 @@ async function listenWithReconnect(
   const connect = async (): Promise<void> => {
     if (stopped || closing()) return;
     const c = new pg.Client({ connectionString: url });
-    c.on('notification', (n) => onChange(versionOf(n.payload)));
+    c.on('notification', (n) => onChange(n.payload));
     c.on('error', () => {});
     try {
       await c.connect();

@@ -19,7 +19,7 @@ import { FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js
 describe('announcements that arrive while a catch-up runs', () => {
   let db: TestDatabase;
   let app: FastifyInstance;
-  let announce: (version?: number) => void = () => {};
+  let announce: (payload?: string) => void = () => {};
 
   beforeAll(async () => {
     db = await openTestDatabase();
@@ -59,7 +59,7 @@ describe('announcements that arrive while a catch-up runs', () => {
     for (let i = 1; i <= 5; i++) {
       await setPrice(30_000 + i);
       const caughtUp = app.catalogue.refresh(); // as a write does once its commit returned
-      announce(from + i); // its announcement, while that catch-up runs
+      announce(String(from + i)); // its announcement, while that catch-up runs
       await caughtUp;
       await new Promise((r) => setTimeout(r, 20));
       expect(await served()).toBe(300 + i / 100);
@@ -73,7 +73,7 @@ describe('announcements that arrive while a catch-up runs', () => {
     const from = version();
     const caughtUp = app.catalogue.refresh(); // reads the log as it is: nothing new
     await setPrice(31_000); // committed after that catch-up began
-    announce(from + 1);
+    announce(String(from + 1));
     await caughtUp;
     await new Promise((r) => setTimeout(r, 50));
     expect(version()).toBe(from + 1);
