@@ -3,7 +3,13 @@ import { type Clock, systemClock } from '../core/clock.js';
 import type { Database } from '../db/connect.js';
 import { pruneChangeHistory } from '../history/prune.js';
 import { approvalEnded } from './approval.js';
-import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuilder } from './read-model.js';
+import {
+  type CatalogueDelta,
+  CatalogueSnapshot,
+  type CentreRecord,
+  type SessionRecord,
+  type UrlBuilder,
+} from './read-model.js';
 import { type Announcement, announcementOf } from './recent-changes.js';
 import { loadCatalogue, pruneHistory, readChangesSince, type StoredCatalogue, touchEndedCentre } from './repository.js';
 import { keepCopyCurrent, readWithCopy } from './stored-copy.js';
@@ -257,11 +263,8 @@ export class Catalogue {
     const previous = this.snapshot;
     for (const version of this.#heardChanges.keys())
       if (version <= previous.version) this.#heardChanges.delete(version);
-    const heard = this.#waiters.some((w) => w.after <= begun)
-      ? undefined
-      : this.#heardChanges.get(previous.version + 1);
-    if (heard) this.#heardChanges.delete(heard.version);
-    else this.#reads++;
+    const heard = this.#waiters.some((w) => w.after <= begun) ? undefined : this.#takeHeard(previous.version);
+    if (!heard) this.#reads++;
     // One statement on PostgreSQL (recent-changes.ts). Embedded, the transaction: under a writer that
     // never pauses, PGlite's one connection served a write's own transaction only after that writer
     // was done (test/catalogue/refresh-under-changes.test.ts), and no other instance shares the cost.
@@ -286,6 +289,27 @@ export class Catalogue {
     const snapshot = await previous.applyInSlices(changes);
     this.lastApplyMs = performance.now() - started;
     this.#swap({ kind: 'delta', snapshot, previous, delta: changes });
+  }
+
+  /**
+   * The changes heard after `version`, one after the other, as one change (as the log's read of several
+   * versions says them: each session as the last of them has it), taken out of those heard; undefined
+   * when the next version was not heard. Under a stream of writes several arrive during one catch-up:
+   * the next applies them at once, as it would have read them.
+   */
+  #takeHeard(version: number): CatalogueDelta | undefined {
+    let next = this.#heardChanges.get(version + 1);
+    if (!next) return undefined;
+    let sessions: Map<string, SessionRecord | null> | undefined;
+    for (let v = version + 2, later = this.#heardChanges.get(v); later; later = this.#heardChanges.get(++v)) {
+      sessions ??= new Map(next.sessions);
+      // A session changed again keeps its place, as in the log's read.
+      for (const [id, record] of later.sessions) sessions.set(id, record);
+      this.#heardChanges.delete(v - 1);
+      next = { ...later, sessions };
+    }
+    this.#heardChanges.delete(next.version);
+    return next;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ArticleLibrary } from '../../src/articles/articles.js';
 import { announcementOf, readRecentChanges } from '../../src/catalogue/recent-changes.js';
@@ -175,6 +175,8 @@ describe('announced changes and the log', () => {
   let app: FastifyInstance;
   let announce: (payload?: string) => void = () => {};
   let gate: Promise<void> | undefined;
+  /** The last read's own answer, before the gate: once it resolves, the read has seen the database. */
+  let answered: Promise<unknown> = Promise.resolve();
   beforeAll(async () => {
     db = await openTestDatabase();
     await replaceCatalogue(db.database.db, FIXTURE_CATALOGUE);
@@ -184,8 +186,14 @@ describe('announced changes and the log', () => {
         if (prop !== 'execute' && prop !== 'transaction') return value;
         return (...args: unknown[]) => {
           const answer = Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args);
+          answered = answer;
           const waitFor = gate;
-          return waitFor ? answer.then(async (r) => (await waitFor, r)) : answer;
+          return waitFor
+            ? answer.then(async (r) => {
+                await waitFor;
+                return r;
+              })
+            : answer;
         };
       },
     });
@@ -244,19 +252,64 @@ describe('announced changes and the log', () => {
     expect(await served()).toBe(246);
   });
 
-  it('answers a writer from the log, not from a change heard while its commit was on its way', async () => {
-    const from = app.catalogue.snapshot.version;
+  /** Holds back the answers of the reads begun from now on, until the function returned is called. */
+  const holdReads = () => {
     let open = () => {};
     gate = new Promise((resolve) => {
       open = resolve;
     });
+    releaseReads = () => {
+      gate = undefined;
+      open();
+    };
+    return releaseReads;
+  };
+  let releaseReads = () => {};
+  afterEach(() => releaseReads()); // even when a test failed before it let them go
+
+  it('applies the changes heard during a catch-up at once, after it, as the log would say them', async () => {
+    const other = SESSIONS.bourgMar14;
+    const swaps: { version: number; sessions: string[] }[] = [];
+    const stop = app.catalogue.subscribe((u) => {
+      if (u.kind === 'delta') swaps.push({ version: u.snapshot.version, sessions: [...u.delta.sessions.keys()] });
+    });
+    const reads = app.catalogue.logReads;
+    const from = app.catalogue.snapshot.version;
+    const release = holdReads();
+    const first = app.catalogue.refresh();
+    await answered; // that catch-up has read the log at `from`
+    await setPrice(24_710);
+    await db.database.db.execute(sql`update stage_sessions set price_cents = 9950 where id = ${other.id}::uuid`);
+    await setPrice(24_730);
+    announce(saying(from + 1, 24_710));
+    announce(
+      JSON.stringify({
+        version: from + 2,
+        updatedMs: Date.parse(FIXTURE_NOW),
+        ids: [other.id],
+        sessions: [{ ...other, status: 'scheduled', priceCents: 9_950 }],
+      }),
+    );
+    announce(saying(from + 3, 24_730));
+    release();
+    await first;
+    await until(() => app.catalogue.snapshot.version === from + 3);
+    stop();
+    expect(swaps).toEqual([{ version: from + 3, sessions: [session.id, other.id] }]);
+    expect(app.catalogue.logReads).toBe(reads + 1);
+    expect(await served()).toBe(247.3);
+  });
+
+  it('answers a writer from the log, not from a change heard while its commit was on its way', async () => {
+    const from = app.catalogue.snapshot.version;
+    const release = holdReads();
     const first = app.catalogue.refresh(); // reads the log now, at `from`; its answer is held back
+    await answered;
     await setPrice(24_700); // from + 1: another instance's write, announced below
     await setPrice(24_800); // from + 2: this instance's write, committed
     announce(saying(from + 1, 24_700));
     const writer = app.catalogue.refresh(); // the writer waits for a state that holds its commit
-    gate = undefined;
-    open();
+    release();
     await first;
     await writer;
     expect(app.catalogue.snapshot.version).toBe(from + 2);
