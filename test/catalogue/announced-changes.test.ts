@@ -1,14 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { ArticleLibrary } from '../../src/articles/articles.js';
 import { announcementOf, readRecentChanges } from '../../src/catalogue/recent-changes.js';
-import { readCatalogueVersion, replaceCatalogue } from '../../src/catalogue/repository.js';
-import type { Database, Db } from '../../src/db/connect.js';
+import { readCatalogueVersion } from '../../src/catalogue/repository.js';
+import type { Db } from '../../src/db/connect.js';
 import { catalogueWrite } from '../../src/db/write.js';
-import { buildTestApp, frozenClock, type TestApp, testConfig } from '../helpers/app.js';
-import { openTestDatabase, TEST_DB, type TestDatabase } from '../helpers/database.js';
+import { type AnnouncedApp, announcedApp } from '../helpers/announced-app.js';
+import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
+import { TEST_DB, type TestDatabase } from '../helpers/database.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 import { secondInstance } from '../helpers/second-instance.js';
 
@@ -171,53 +170,37 @@ describe('an instance that hears a change it did not make', () => {
  * catch-up sees, and when, is known.
  */
 describe('announced changes and the log', () => {
+  let t: AnnouncedApp;
   let db: TestDatabase;
   let app: FastifyInstance;
-  let announce: (payload?: string) => void = () => {};
+  let announce: (payload?: string) => void;
   let gate: Promise<void> | undefined;
   /** The last read's own answer, before the gate: once it resolves, the read has seen the database. */
   let answered: Promise<unknown> = Promise.resolve();
   beforeAll(async () => {
-    db = await openTestDatabase();
-    await replaceCatalogue(db.database.db, FIXTURE_CATALOGUE);
-    const held = new Proxy(db.database.db, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        if (prop !== 'execute' && prop !== 'transaction') return value;
-        return (...args: unknown[]) => {
-          const answer = Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args);
-          answered = answer;
-          const waitFor = gate;
-          return waitFor
-            ? answer.then(async (r) => {
-                await waitFor;
-                return r;
-              })
-            : answer;
-        };
-      },
-    });
-    const database: Database = {
-      ...db.database,
-      db: held,
-      async listenCatalogueChanges(onChange) {
-        announce = onChange;
-        return async () => {};
-      },
-    };
-    app = await buildApp(testConfig(), {
-      database,
-      logger: false,
-      articles: await ArticleLibrary.load(),
-      clock: frozenClock(FIXTURE_NOW),
-    });
-    await app.ready();
-    await app.catalogue.refresh();
+    t = await announcedApp(
+      (handle) =>
+        new Proxy(handle, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver);
+            if (prop !== 'execute' && prop !== 'transaction') return value;
+            return (...args: unknown[]) => {
+              const answer = Reflect.apply(value as (...a: unknown[]) => Promise<unknown>, target, args);
+              answered = answer;
+              const waitFor = gate;
+              return waitFor
+                ? answer.then(async (r) => {
+                    await waitFor;
+                    return r;
+                  })
+                : answer;
+            };
+          },
+        }),
+    );
+    ({ db, app, announce } = t);
   });
-  afterAll(async () => {
-    await app.close();
-    await db.dispose();
-  });
+  afterAll(() => t.close());
 
   const session = SESSIONS.ajaccioMar13;
   const setPrice = (cents: number) =>

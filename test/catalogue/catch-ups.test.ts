@@ -1,13 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { ArticleLibrary } from '../../src/articles/articles.js';
-import { replaceCatalogue } from '../../src/catalogue/repository.js';
-import type { Database } from '../../src/db/database.js';
-import { frozenClock, testConfig } from '../helpers/app.js';
-import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
+import { type AnnouncedApp, announcedApp } from '../helpers/announced-app.js';
+import type { TestDatabase } from '../helpers/database.js';
+import { SESSIONS } from '../helpers/fixtures.js';
 
 /**
  * A write's instance catches up once the commit returned (the write is answered once its snapshot
@@ -17,33 +13,16 @@ import { FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js
  * flight does not hold is. Here the test delivers the announcements, so that their moment is known.
  */
 describe('announcements that arrive while a catch-up runs', () => {
+  let t: AnnouncedApp;
   let db: TestDatabase;
   let app: FastifyInstance;
-  let announce: (payload?: string) => void = () => {};
+  let announce: (payload?: string) => void;
 
   beforeAll(async () => {
-    db = await openTestDatabase();
-    await replaceCatalogue(db.database.db, FIXTURE_CATALOGUE);
-    const database: Database = {
-      ...db.database,
-      async listenCatalogueChanges(onChange) {
-        announce = onChange;
-        return async () => {};
-      },
-    };
-    app = await buildApp(testConfig(), {
-      database,
-      logger: false,
-      articles: await ArticleLibrary.load(),
-      clock: frozenClock(FIXTURE_NOW),
-    });
-    await app.ready();
-    await app.catalogue.refresh();
+    t = await announcedApp();
+    ({ db, app, announce } = t);
   });
-  afterAll(async () => {
-    await app.close();
-    await db.dispose();
-  });
+  afterAll(() => t.close());
 
   const session = SESSIONS.lyonMar5;
   const setPrice = (cents: number) =>
