@@ -40,8 +40,8 @@ const HEARD_MAX = 1000;
 
 /**
  * Holds the current read model and keeps it in step with the database. On a change notification
- * it applies what changed (a few sessions cost a few sessions, whatever the catalogue's size): the
- * change the notification carries when it is the next version and nobody waits for the log's own
+ * it applies what changed (a few sessions cost a few sessions, whatever the catalogue's size): on
+ * PostgreSQL, the change the notification carries when it is the next version and nobody waits for the log's own
  * word (recent-changes.ts's announcementOf), else what the change log says from the version it
  * holds. Only a gap in the log, a wholesale replacement or a very large batch makes it rebuild, in
  * slices, while the old snapshot keeps serving. Catch-ups are coalesced: a burst of writes costs at
@@ -59,6 +59,8 @@ export class Catalogue {
   #reads = 0;
   /** Changes announced with their sessions, by version, not applied yet. */
   #heardChanges = new Map<number, CatalogueDelta>();
+  /** A change of unknown version was announced (a reconnection): the next catch-up reads the log. */
+  #readOwed = false;
   #waiters: { after: number; resolve: () => void }[] = [];
   #unlisten: (() => Promise<void>) | undefined;
   #listening = true;
@@ -195,8 +197,14 @@ export class Catalogue {
   #heard(announced: Announcement | undefined): void {
     const version = announced?.version;
     if (version !== undefined && version <= this.#snapshot.version) return;
-    if (announced?.delta && this.#heardChanges.size < HEARD_MAX)
-      this.#heardChanges.set(announced.version, announced.delta);
+    // Embedded, every change is this instance's own write, whose catch-up reads the log anyway; and
+    // there, applied without that read, a writer that never paused starved every other request of
+    // the one process (its database answers without I/O: test/catalogue/refresh-under-changes.test.ts).
+    const delta = this.database.kind === 'postgres' ? announced?.delta : undefined;
+    // Unknown: what changed meanwhile (notifications cut off) is only in the log.
+    if (!announced) this.#readOwed = true;
+    else if (!delta) this.#heardChanges.delete(announced.version);
+    else if (this.#heardChanges.size < HEARD_MAX) this.#heardChanges.set(announced.version, delta);
     if (!this.#updating) this.#catchUpLoop();
     else this.#announced = Math.max(this.#announced, version ?? Number.POSITIVE_INFINITY);
   }
@@ -255,16 +263,21 @@ export class Catalogue {
   }
 
   /**
-   * Catch-up number `begun`: the next version as announced, when that was heard and no caller of
+   * Catch-up number `begun`: the next version as announced, when that was heard, no caller of
    * refresh() waits for this catch-up (a writer waits for a state that holds its commit, which may be
-   * announced after the next one); else the change log as it stands.
+   * announced after the next one) and no change of unknown version was announced since the last read;
+   * else the change log as it stands.
    */
   async #catchUp(begun: number): Promise<void> {
     const previous = this.snapshot;
     for (const version of this.#heardChanges.keys())
       if (version <= previous.version) this.#heardChanges.delete(version);
-    const heard = this.#waiters.some((w) => w.after <= begun) ? undefined : this.#takeHeard(previous.version);
-    if (!heard) this.#reads++;
+    const mustRead = this.#readOwed || this.#waiters.some((w) => w.after <= begun);
+    const heard = mustRead ? undefined : this.#takeHeard(previous.version);
+    if (!heard) {
+      this.#readOwed = false;
+      this.#reads++;
+    }
     // One statement on PostgreSQL (recent-changes.ts). Embedded, the transaction: under a writer that
     // never pauses, PGlite's one connection served a write's own transaction only after that writer
     // was done (test/catalogue/refresh-under-changes.test.ts), and no other instance shares the cost.
@@ -276,6 +289,8 @@ export class Catalogue {
     if (read === undefined) return;
     const started = performance.now();
     if (read === 'reload') {
+      // What was heard may belong to a database since replaced (an older one): the rebuild holds the rest.
+      this.#heardChanges.clear();
       const snapshot = await build(this.database, this.urls, this.clock);
       this.#swap({ kind: 'reload', snapshot, previous });
       this.lastApplyMs = performance.now() - started;

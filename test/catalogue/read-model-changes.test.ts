@@ -180,11 +180,13 @@ describe('applying changes one by one', () => {
   it('rebuilds whole when the change log cannot say what changed (pruned), and agrees with the database', async () => {
     const before = updates.length;
     // A change whose log rows are gone (as after pruning), in one transaction so that no instance
-    // can read the rows in between.
+    // can read the rows in between; a centre's among them, whose announcement carries only its
+    // version (a change of sessions alone is announced with them, and needs no log).
     await t.app.database.db.transaction(async (tx) => {
       await tx.execute(
         sql`update stage_sessions set price_cents = price_cents + 100 where id = ${SESSIONS.parisMar12.id}`,
       );
+      await tx.execute(sql`update centres set phone = '0100000099' where id = ${CENTRES.paris.id}`);
       await tx.execute(sql`delete from catalogue_changes`);
     });
     await t.app.catalogue.refresh();

@@ -4,20 +4,26 @@
 -- the catalogue's last change (in ms, as that read cuts it) and the changed sessions as they stand
 -- (the read's JSON, SESSION_JSON_OBJECT), and the ids of the change (one gone from stage_sessions was
 -- deleted); else, or past 7,900 bytes (NOTIFY takes 8,000), the version alone, as before.
+-- Built in the writer's session: days by to_char, not ::text (which follows that session's DateStyle).
+-- A lone statement's change is announced at its end and sent at COMMIT, as before: a transaction of
+-- several such statements (not a catalogueWrite, which is announced once, at COMMIT) sends each
+-- statement's state in turn, the last one the committed one.
 -- Expand only: an instance of the previous release reads a payload that is not a number as a change
 -- of unknown version and reads the log, as it does after a reconnection.
 CREATE OR REPLACE FUNCTION "catalogue_announce"(v integer) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   payload text;
 BEGIN
-  IF (SELECT count(*) FROM "catalogue_changes" WHERE "version" = v) <= 20
+  -- Counted to 21 at most: this runs inside COMMIT, under the version lock, after imports of thousands too.
+  IF (SELECT count(*) FROM (SELECT 1 FROM "catalogue_changes" WHERE "version" = v LIMIT 21) c) <= 20
     AND NOT EXISTS (SELECT 1 FROM "catalogue_changes" WHERE "version" = v AND ("entity" <> 'session' OR "id" IS NULL)) THEN
     SELECT json_build_object(
       'version', v,
       'updatedMs', round(extract(epoch from date_trunc('milliseconds', st."updated_at")) * 1000)::float8,
       'ids', (SELECT json_agg(c."id") FROM "catalogue_changes" c WHERE c."version" = v),
       'sessions', coalesce((SELECT json_agg(json_build_object('id', s.id::text, 'centreId', s.centre_id::text,
-          'courseNumber', s.course_number, 'day1', s.day1::text, 'day2', s.day2::text, 'startTime', s.start_time,
+          'courseNumber', s.course_number, 'day1', to_char(s.day1, 'YYYY-MM-DD'),
+          'day2', to_char(s.day2, 'YYYY-MM-DD'), 'startTime', s.start_time,
           'endTime', s.end_time, 'priceCents', s.price_cents, 'capacity', s.capacity::int,
           'spotsAvailable', s.spots_available::int, 'status', s.status))
         FROM "stage_sessions" s WHERE s.id IN (SELECT c."id" FROM "catalogue_changes" c WHERE c."version" = v)), '[]'::json)
