@@ -3,13 +3,8 @@ import { type Clock, systemClock } from '../core/clock.js';
 import type { Database } from '../db/connect.js';
 import { pruneChangeHistory } from '../history/prune.js';
 import { approvalEnded } from './approval.js';
-import {
-  type CatalogueDelta,
-  CatalogueSnapshot,
-  type CentreRecord,
-  type SessionRecord,
-  type UrlBuilder,
-} from './read-model.js';
+import { HeardChanges } from './heard-changes.js';
+import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuilder } from './read-model.js';
 import { type Announcement, announcementOf } from './recent-changes.js';
 import { loadCatalogue, pruneHistory, readChangesSince, type StoredCatalogue, touchEndedCentre } from './repository.js';
 import { keepCopyCurrent, readWithCopy } from './stored-copy.js';
@@ -35,9 +30,6 @@ export type CatalogueUpdate =
 
 const COPY_NOT_KEPT = 'could not keep a copy of the catalogue; the next start reads the database';
 
-/** Changes announced with what they changed, kept until applied: more are read from the log. */
-const HEARD_MAX = 1000;
-
 /**
  * Holds the current read model and keeps it in step with the database. On a change notification
  * it applies what changed (a few sessions cost a few sessions, whatever the catalogue's size): on
@@ -57,10 +49,7 @@ export class Catalogue {
   #begun = 0;
   /** Reads of the change log since start. */
   #reads = 0;
-  /** Changes announced with their sessions, by version, not applied yet. */
-  #heardChanges = new Map<number, CatalogueDelta>();
-  /** A change of unknown version was announced (a reconnection): the next catch-up reads the log. */
-  #readOwed = false;
+  readonly #heardChanges = new HeardChanges();
   #waiters: { after: number; resolve: () => void }[] = [];
   #unlisten: (() => Promise<void>) | undefined;
   #listening = true;
@@ -200,11 +189,7 @@ export class Catalogue {
     // Embedded, every change is this instance's own write, whose catch-up reads the log anyway; and
     // there, applied without that read, a writer that never paused starved every other request of
     // the one process (its database answers without I/O: test/catalogue/refresh-under-changes.test.ts).
-    const delta = this.database.kind === 'postgres' ? announced?.delta : undefined;
-    // Unknown: what changed meanwhile (notifications cut off) is only in the log.
-    if (!announced) this.#readOwed = true;
-    else if (!delta) this.#heardChanges.delete(announced.version);
-    else if (this.#heardChanges.size < HEARD_MAX) this.#heardChanges.set(announced.version, delta);
+    this.#heardChanges.hear(announced, this.database.kind === 'postgres');
     if (!this.#updating) this.#catchUpLoop();
     else this.#announced = Math.max(this.#announced, version ?? Number.POSITIVE_INFINITY);
   }
@@ -270,12 +255,11 @@ export class Catalogue {
    */
   async #catchUp(begun: number): Promise<void> {
     const previous = this.snapshot;
-    for (const version of this.#heardChanges.keys())
-      if (version <= previous.version) this.#heardChanges.delete(version);
-    const mustRead = this.#readOwed || this.#waiters.some((w) => w.after <= begun);
-    const heard = mustRead ? undefined : this.#takeHeard(previous.version);
+    this.#heardChanges.forgetUpTo(previous.version);
+    const mustRead = this.#heardChanges.readOwed || this.#waiters.some((w) => w.after <= begun);
+    const heard = mustRead ? undefined : this.#heardChanges.takeAfter(previous.version);
     if (!heard) {
-      this.#readOwed = false;
+      this.#heardChanges.reading();
       this.#reads++;
     }
     // One statement on PostgreSQL (recent-changes.ts). Embedded, the transaction: under a writer that
@@ -304,27 +288,6 @@ export class Catalogue {
     const snapshot = await previous.applyInSlices(changes);
     this.lastApplyMs = performance.now() - started;
     this.#swap({ kind: 'delta', snapshot, previous, delta: changes });
-  }
-
-  /**
-   * The changes heard after `version`, one after the other, as one change (as the log's read of several
-   * versions says them: each session as the last of them has it), taken out of those heard; undefined
-   * when the next version was not heard. Under a stream of writes several arrive during one catch-up:
-   * the next applies them at once, as it would have read them.
-   */
-  #takeHeard(version: number): CatalogueDelta | undefined {
-    let next = this.#heardChanges.get(version + 1);
-    if (!next) return undefined;
-    let sessions: Map<string, SessionRecord | null> | undefined;
-    for (let v = version + 2, later = this.#heardChanges.get(v); later; later = this.#heardChanges.get(++v)) {
-      sessions ??= new Map(next.sessions);
-      // A session changed again keeps its place, as in the log's read.
-      for (const [id, record] of later.sessions) sessions.set(id, record);
-      this.#heardChanges.delete(v - 1);
-      next = { ...later, sessions };
-    }
-    this.#heardChanges.delete(next.version);
-    return next;
   }
 
   /**
