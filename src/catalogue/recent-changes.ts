@@ -63,14 +63,26 @@ function deltaOf(row: Row | undefined, since: number): CatalogueDelta | 'reload'
   const changes = JSON.parse(row?.changes ?? '[]') as [number, string, string | null][];
   if (changes.length > FEW_CHANGES) return 'more';
   if (changes[0]?.[0] !== since + 1) return 'reload';
-  const sessions = new Map<string, SessionRecord | null>();
+  const ids: string[] = [];
   for (const [, entity, id] of changes) {
     if (entity === 'reset' || id === null) return 'reload';
     if (entity !== 'session') return 'more';
-    sessions.set(id, null);
+    ids.push(id);
   }
-  for (const record of JSON.parse(row?.sessions ?? '[]') as SessionRecord[]) sessions.set(record.id, record);
-  return { version, updatedAt: new Date(Number(row?.updatedMs)), centres: new Map(), sessions };
+  return sessionsChange(version, Number(row?.updatedMs), ids, JSON.parse(row?.sessions ?? '[]') as SessionRecord[]);
+}
+
+/** A change of sessions alone: each changed id, null unless it still stands (a deleted session has no row). */
+function sessionsChange(
+  version: number,
+  updatedMs: number,
+  ids: readonly string[],
+  records: readonly SessionRecord[],
+): CatalogueDelta {
+  const sessions = new Map<string, SessionRecord | null>();
+  for (const id of ids) sessions.set(id, null);
+  for (const record of records) sessions.set(record.id, record);
+  return { version, updatedAt: new Date(updatedMs), centres: new Map(), sessions };
 }
 
 /**
@@ -106,9 +118,5 @@ export function announcementOf(payload: string | undefined): Announcement | unde
   const { version, updatedMs, ids } = said;
   if (!Number.isSafeInteger(version)) return undefined;
   if (!Number.isFinite(updatedMs) || !Array.isArray(ids) || !Array.isArray(said.sessions)) return { version };
-  // As deltaOf: each changed id, null unless it still stands (a deleted session has no row).
-  const sessions = new Map<string, SessionRecord | null>();
-  for (const id of ids) sessions.set(id, null);
-  for (const record of said.sessions) sessions.set(record.id, record);
-  return { version, delta: { version, updatedAt: new Date(updatedMs), centres: new Map(), sessions } };
+  return { version, delta: sessionsChange(version, updatedMs, ids, said.sessions) };
 }

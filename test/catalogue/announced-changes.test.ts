@@ -10,6 +10,7 @@ import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { TEST_DB, type TestDatabase } from '../helpers/database.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 import { secondInstance } from '../helpers/second-instance.js';
+import { until } from '../helpers/until.js';
 
 /**
  * A change of a few sessions is announced with the sessions as they stand (migration 0028), so that
@@ -17,14 +18,6 @@ import { secondInstance } from '../helpers/second-instance.js';
  * all, the writer's, instead of one per instance. What the announcement carries must be what that
  * read says; a writer still reads, for its answer must hold its own commit.
  */
-
-const until = async (what: () => boolean | Promise<boolean>, ms = 5_000) => {
-  const end = Date.now() + ms;
-  while (!(await what())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe('what a change announces', () => {
   let t: TestApp;

@@ -12,6 +12,7 @@ import { TEST_DB } from '../helpers/database.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 import { random } from '../helpers/random.js';
 import { visible as readerView } from '../helpers/snapshot-shape.js';
+import { until } from '../helpers/until.js';
 
 /** Everything a reader can see of a snapshot, its version and centres included, in a comparable form. */
 function visible(s: CatalogueSnapshot) {
@@ -21,14 +22,6 @@ function visible(s: CatalogueSnapshot) {
     centres: [...s.centresById.values()].map((c) => c.tail.toString()).sort(),
     slugs: [...s.centresBySlug.keys()].sort(),
   };
-}
-
-async function until(ok: () => boolean | Promise<boolean>, ms = 5000) {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`not reached within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('applying changes one by one', () => {
