@@ -173,7 +173,9 @@ async function main(): Promise<void> {
     console.log(
       `propagation A → B's change stream over ${COUNT} changes: p50 ${ms(quantile(delays, 0.5))}, p99 ${ms(quantile(delays, 0.99))}, max ${ms(Math.max(...delays))}`,
     );
-    console.log(`CPU on B per change applied (notification, catch-up query, apply, stream event): ${ms(cpuPerChange)}`);
+    console.log(
+      `CPU on B per change applied (notification — with the change, or then a catch-up query —, apply, stream event): ${ms(cpuPerChange)}`,
+    );
 
     // 4. Throughput, still and changing.
     const paths = variedQueries(6000, today);
