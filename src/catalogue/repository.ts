@@ -3,7 +3,7 @@ import { and, asc, count, eq, gt, inArray, isNull, lt, lte, sql } from 'drizzle-
 import type { Db } from '../db/connect.js';
 import { catalogueChanges, catalogueState, centres, idempotencyKeys, stageSessions } from '../db/schema.js';
 import type { CatalogueDelta, CentreRecord, SessionRecord } from './read-model.js';
-import { readRecentChanges, SESSION_JSON_OBJECT } from './recent-changes.js';
+import { readRecentChanges } from './recent-changes.js';
 
 export interface CatalogueData {
   centres: CentreRecord[];
@@ -58,6 +58,7 @@ const PAGE = 1000;
 
 /** Lets the event loop answer what waits (health, reads) before the next page is read. */
 const nextPage = () => nextTurn();
+const FETCH_PAGE = sql.raw(`fetch ${PAGE} from catalogue_sessions`);
 
 const SESSION_SELECT = sql.raw(
   `select id::text as id, centre_id::text as "centreId", course_number as "courseNumber", day1::text as day1,
@@ -66,9 +67,15 @@ const SESSION_SELECT = sql.raw(
 );
 // The same columns as one JSON text per row, for reading the whole catalogue: on the embedded
 // database a row of one field crosses from PGlite to JavaScript about twice as fast as eleven typed
-// fields (20,000 sessions: 0.5-0.7 s to 0.3-0.5 s on a cold start), and JSON.parse is cheaper than the
-// drivers' per-field parsers. The values are the same: a date's JSON is its ISO text, smallints are numbers.
-const SESSION_JSON_TEXT = `select ${SESSION_JSON_OBJECT}::text as j from stage_sessions`;
+// fields, and JSON.parse is cheaper than the drivers' per-field parsers (and its 200,000 sessions
+// take 55 MB of heap, where fields split from one text took 84–106). The text is joined by hand rather than built by
+// json_build_object, which cost PostgreSQL most of the read: 200,000 sessions in 0.60 s of wall time
+// against 0.86 s (bench/README.md, 2026-11-28 evening). The values are a JSON object's: a date's ISO
+// text, numbers' digits, the texts through to_json; every column is NOT NULL, which || needs.
+const SESSION_JSON_TEXT = `select '{"id":"' || id || '","centreId":"' || centre_id || '","courseNumber":' || to_json(course_number)
+   || ',"day1":"' || day1 || '","day2":"' || day2 || '","startTime":' || to_json(start_time)
+   || ',"endTime":' || to_json(end_time) || ',"priceCents":' || price_cents || ',"capacity":' || capacity
+   || ',"spotsAvailable":' || spots_available || ',"status":' || to_json(status) || '}' as j from stage_sessions`;
 const SESSION_JSON_SELECT = sql.raw(SESSION_JSON_TEXT);
 // The read model's order (compareSessions): byte order on the texts, uuid order on ids. The
 // columns are the table's, not the select's text casts of the same names, so that the index of
@@ -108,11 +115,22 @@ export async function loadCatalogue(db: Db): Promise<StoredCatalogue> {
       const centreRows = await tx.select(centreColumns).from(centres).where(publicCentre);
       await tx.execute(sql`declare catalogue_sessions no scroll cursor for ${SESSION_JSON_SELECT} ${SESSION_ORDER}`);
       const sessionRows: SessionRecord[] = [];
+      // The next page is asked for before this one is parsed, so that PostgreSQL reads it meanwhile
+      // (a drizzle query starts when its then() is called, not when it is made). Its failure is
+      // awaited with it, a turn later: until then it must not count as unhandled.
+      const fetchPage = () => {
+        const page = tx.execute(FETCH_PAGE).then((result) => rowsOf<{ j: string }>(result));
+        page.catch(() => {});
+        return page;
+      };
+      await nextPage();
+      let asked = fetchPage();
       for (;;) {
-        await nextPage();
-        const page = rowsOf<{ j: string }>(await tx.execute(sql.raw(`fetch ${PAGE} from catalogue_sessions`)));
+        const page = await asked;
+        if (page.length === PAGE) asked = fetchPage();
         for (const row of page) sessionRows.push(JSON.parse(row.j) as SessionRecord);
         if (page.length < PAGE) break;
+        await nextPage();
       }
       await tx.execute(sql`close catalogue_sessions`);
       return {
