@@ -67,11 +67,11 @@ const SESSION_SELECT = sql.raw(
 );
 // The same columns as one JSON text per row, for reading the whole catalogue: on the embedded
 // database a row of one field crosses from PGlite to JavaScript about twice as fast as eleven typed
-// fields, and JSON.parse is cheaper than the drivers' per-field parsers (and its 200,000 sessions
-// take 55 MB of heap, where fields split from one text took 84–106). The text is joined by hand rather than built by
-// json_build_object, which cost PostgreSQL most of the read: 200,000 sessions in 0.60 s of wall time
-// against 0.86 s (bench/README.md, 2026-11-28 evening). The values are a JSON object's: a date's ISO
-// text, numbers' digits, the texts through to_json; every column is NOT NULL, which || needs.
+// fields, and JSON.parse is cheaper than the drivers' per-field parsers, and shares the days and times
+// the sessions repeat (fields split out of one text took half as much heap again). The text is joined
+// by hand: json_build_object was most of PostgreSQL's work in the read (bench/README.md, 2026-11-28,
+// evening). The values are a JSON object's: a date's ISO text, numbers' digits, the texts through
+// to_json; every column is NOT NULL, which || needs.
 const SESSION_JSON_TEXT = `select '{"id":"' || id || '","centreId":"' || centre_id || '","courseNumber":' || to_json(course_number)
    || ',"day1":"' || day1 || '","day2":"' || day2 || '","startTime":' || to_json(start_time)
    || ',"endTime":' || to_json(end_time) || ',"priceCents":' || price_cents || ',"capacity":' || capacity
