@@ -21,10 +21,13 @@ export interface ReadFigures {
   max: number;
   non2xx: number;
   errors: number;
+  /** This reader's own CPU over the run, in % of one core. */
+  cpuPercent: number;
 }
 
 process.once('message', async (job: ReadJob) => {
   let next = 0;
+  const cpu0 = process.cpuUsage();
   const r = await autocannon({
     url: job.url,
     connections: job.connections,
@@ -32,6 +35,7 @@ process.once('message', async (job: ReadJob) => {
     ...(job.rate ? { overallRate: job.rate } : {}),
     requests: [{ setupRequest: (req) => ({ ...req, path: job.paths[next++ % job.paths.length] as string }) }],
   });
+  const cpu = process.cpuUsage(cpu0);
   const figures: ReadFigures = {
     rps: r.requests.average,
     p50: r.latency.p50,
@@ -39,6 +43,7 @@ process.once('message', async (job: ReadJob) => {
     max: r.latency.max,
     non2xx: r.non2xx,
     errors: r.errors,
+    cpuPercent: (cpu.user + cpu.system) / 10_000 / job.duration,
   };
   process.send?.(figures, () => process.exit(0));
 });

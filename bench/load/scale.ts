@@ -73,6 +73,8 @@ const q = (xs: number[], p: number) => {
 const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '–');
 const dist = (xs: number[]) => `p50 ${f0(q(xs, 0.5))} ms, p99 ${f0(q(xs, 0.99))} ms, max ${f0(q(xs, 1))} ms`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The machine's idle time so far, all cores summed, in ms (/proc/stat, 100 ticks a second). */
+const machineIdleMs = () => Number(readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/)[4]) * 10;
 
 async function healthy(p: number): Promise<boolean> {
   return fetch(`http://127.0.0.1:${p}/api/health`).then(
@@ -374,14 +376,32 @@ async function main(): Promise<void> {
       await read({ ...job, duration: 3 }); // warm-up
       const still: ReadFigures[] = [];
       const moving: { reads: ReadFigures; writes: Write[]; runtime: string }[] = [];
+      // Whether instance 1 or its reader is the bottleneck: each one's CPU over a run, in % of a core.
+      const busy = new Map<ReadFigures, number>();
+      const idle = new Map<ReadFigures, number>();
+      const timed = async <T>(run: () => Promise<T>): Promise<[T, number, number]> => {
+        const [c0, t0, i0] = [cpuMs(pids[0] as number), performance.now(), machineIdleMs()];
+        const out = await run();
+        const ms = performance.now() - t0;
+        return [out, ((cpuMs(pids[0] as number) - c0) / ms) * 100, ((machineIdleMs() - i0) / ms) * 100];
+      };
       for (let r = 0; r < ROUNDS; r++) {
-        still.push(await read(job));
+        const [s, stillBusy, stillIdle] = await timed(() => read(job));
+        still.push(s);
+        busy.set(s, stillBusy);
+        idle.set(s, stillIdle);
         const before = await runtimes();
-        const [reads, ws] = await Promise.all([read(job), writeFor(DURATION)]);
+        const [[reads, ws], movingBusy, movingIdle] = await timed(() => Promise.all([read(job), writeFor(DURATION)]));
+        busy.set(reads, movingBusy);
+        idle.set(reads, movingIdle);
         moving.push({ reads, writes: ws, runtime: runtimeLine(before, await runtimes()) });
       }
       const line = (what: string, r: ReadFigures) =>
-        `  ${what.padEnd(30)} ${f0(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  non-2xx ${r.non2xx}  errors ${r.errors}`;
+        `  ${what.padEnd(30)} ${f0(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  non-2xx ${r.non2xx}  errors ${r.errors}${
+          busy.has(r)
+            ? `  CPU: instance 1 ${f0(busy.get(r) as number)} %, reader ${f0(r.cpuPercent)} %, the machine idle ${f0(idle.get(r) as number)} %`
+            : ''
+        }`;
       console.log(
         `\nreads saturating instance 1 (${paths.length} distinct paths, ${CONNECTIONS} connections, ${DURATION} s):`,
       );
