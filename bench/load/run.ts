@@ -1,5 +1,6 @@
 /**
- * npm run bench — loads the service, a bare node:http server answering the same bytes and a
+ * npm run bench — loads the service (as `npm start` runs it: its node options and MALLOC_ARENA_MAX,
+ * read from package.json), a bare node:http server answering the same bytes and a
  * Fastify route answering them (the framework's share), with the same load generator and
  * connections, one after the other, and prints requests/s, p99 latency and the ratios
  * service/bare and Fastify/bare for each scenario; then the same service with rate limiting on
@@ -19,6 +20,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startOptions } from '../support/instances.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -54,9 +56,11 @@ async function firstLine(child: ChildProcess, match: RegExp, timeoutMs: number):
 }
 
 async function startService(port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['dist/server.js'], {
+  // As `npm start` runs it: its node options (the young generation's size) and allocator's arenas.
+  const start = startOptions(SERVICE_DIR);
+  const child = spawn(process.execPath, [...start.nodeArgs, 'dist/server.js'], {
     cwd: SERVICE_DIR,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR, ...env },
+    env: { ...process.env, ...start.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await firstLine(child, /listening on/, 120_000);

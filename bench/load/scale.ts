@@ -13,7 +13,8 @@
  *   SCALE_SUBSCRIBERS     change-stream subscribers on one instance (default 10000; 0 skips), which is
  *                         also that instance's cap (EVENTS_MAX_STREAMS): one more must be refused
  *   SCALE_CPU_PROFILE     a directory: instance 1 runs with --cpu-prof there
- *   SCALE_NODE_ARGS       node's options for every instance, space-separated (e.g. --max-semi-space-size=4)
+ *   SCALE_NODE_ARGS       node's options for every instance, space-separated (default: `npm start`'s, from
+ *                         package.json, with its MALLOC_ARENA_MAX)
  *   SCALE_PHASES          `all` (default), or `subscribers` for the start and the subscribers alone
  *   SCALE_ADMIN_URL       default postgres://postgres@127.0.0.1:5432/postgres
  *   SCALE_SERVICE_DIR     the built checkout to measure (default this one), to compare with another build
@@ -33,7 +34,7 @@ import { createApiKey } from '../../src/admin/api-keys.js';
 import { loadDemoCatalogue } from '../../src/catalogue/demo/load.js';
 import { dateIn } from '../../src/core/clock.js';
 import { openDatabase } from '../../src/db/connect.js';
-import { runOnServer } from '../support/instances.js';
+import { runOnServer, startOptions } from '../support/instances.js';
 import type { ReadFigures, ReadJob } from './scale-reader.js';
 import { variedQueries } from './varied-queries.js';
 
@@ -46,7 +47,11 @@ const DURATION = Number(process.env.SCALE_DURATION ?? 10);
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 2);
 const SUBSCRIBERS = Number(process.env.SCALE_SUBSCRIBERS ?? 10_000);
 const PROFILE_DIR = process.env.SCALE_CPU_PROFILE;
-const NODE_ARGS = (process.env.SCALE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+const SERVICE_START = startOptions(resolve(process.env.SCALE_SERVICE_DIR ?? '.'));
+const NODE_ARGS =
+  process.env.SCALE_NODE_ARGS === undefined
+    ? SERVICE_START.nodeArgs
+    : process.env.SCALE_NODE_ARGS.split(' ').filter((arg) => arg !== '');
 const PHASES = process.env.SCALE_PHASES ?? 'all';
 const ADMIN_URL = process.env.SCALE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SERVICE_DIR = resolve(process.env.SCALE_SERVICE_DIR ?? '.');
@@ -90,6 +95,7 @@ async function start(i: number): Promise<{ child: ChildProcess; startMs: number 
     cwd: SERVICE_DIR,
     env: {
       ...process.env,
+      ...SERVICE_START.env,
       PORT: String(port(i)),
       HOST: '127.0.0.1',
       DATABASE_URL: dbUrl,

@@ -4,7 +4,25 @@
  * and waiting for it to be healthy.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
+
+/**
+ * The node options and environment `npm start` runs the service with (package.json's start script,
+ * of `serviceDir`), so that a bench measures the service as it ships: `MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-1}
+ * exec node --max-semi-space-size=4 dist/server.js` gives `--max-semi-space-size=4` and MALLOC_ARENA_MAX=1.
+ */
+export function startOptions(serviceDir: string): { nodeArgs: string[]; env: Record<string, string> } {
+  const start: unknown = JSON.parse(readFileSync(join(serviceDir, 'package.json'), 'utf8')).scripts?.start;
+  const node = typeof start === 'string' ? /\bnode((?: --\S+)*) dist\/server\.js\b/.exec(start) : null;
+  if (!node) throw new Error(`${serviceDir}/package.json: its start script does not run node … dist/server.js`);
+  const arena = /MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-(\d+)\}/.exec(start as string)?.[1];
+  return {
+    nodeArgs: (node[1] ?? '').split(' ').filter((arg) => arg !== ''),
+    env: arena === undefined ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? arena },
+  };
+}
 
 /** One statement on the PostgreSQL server at `adminUrl` (CREATE/DROP DATABASE cannot run in a transaction). */
 export async function runOnServer(adminUrl: string, statement: string): Promise<void> {
