@@ -31,6 +31,8 @@ const DATA_DIR = resolve(process.env.BENCH_DATA_DIR ?? '.bench-data');
 // PGlite serves one process per data directory: the second service gets its own.
 const LIMITED_DATA_DIR = `${DATA_DIR}-limited`;
 const SERVICE_DIR = resolve(process.env.BENCH_SERVICE_DIR ?? '.');
+// As `npm start` runs it: its node options (the young generation's size) and allocator's arenas.
+const SERVICE_START = startOptions(SERVICE_DIR);
 
 /** Every per-window tier of src/config.ts, each far above what a run can send from one address. */
 const UNREACHABLE_BUDGETS = Object.fromEntries(
@@ -56,11 +58,9 @@ async function firstLine(child: ChildProcess, match: RegExp, timeoutMs: number):
 }
 
 async function startService(port: number, env: Record<string, string>): Promise<ChildProcess> {
-  // As `npm start` runs it: its node options (the young generation's size) and allocator's arenas.
-  const start = startOptions(SERVICE_DIR);
-  const child = spawn(process.execPath, [...start.nodeArgs, 'dist/server.js'], {
+  const child = spawn(process.execPath, [...SERVICE_START.nodeArgs, 'dist/server.js'], {
     cwd: SERVICE_DIR,
-    env: { ...process.env, ...start.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR, ...env },
+    env: { ...process.env, ...SERVICE_START.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await firstLine(child, /listening on/, 120_000);

@@ -27,7 +27,7 @@ export interface ReadFigures {
 
 process.once('message', async (job: ReadJob) => {
   let next = 0;
-  const cpu0 = process.cpuUsage();
+  const [cpu0, t0] = [process.cpuUsage(), performance.now()];
   const r = await autocannon({
     url: job.url,
     connections: job.connections,
@@ -43,7 +43,7 @@ process.once('message', async (job: ReadJob) => {
     max: r.latency.max,
     non2xx: r.non2xx,
     errors: r.errors,
-    cpuPercent: (cpu.user + cpu.system) / 10_000 / job.duration,
+    cpuPercent: ((cpu.user + cpu.system) / 1000 / (performance.now() - t0)) * 100,
   };
   process.send?.(figures, () => process.exit(0));
 });

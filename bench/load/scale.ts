@@ -47,14 +47,14 @@ const DURATION = Number(process.env.SCALE_DURATION ?? 10);
 const ROUNDS = Number(process.env.SCALE_ROUNDS ?? 2);
 const SUBSCRIBERS = Number(process.env.SCALE_SUBSCRIBERS ?? 10_000);
 const PROFILE_DIR = process.env.SCALE_CPU_PROFILE;
-const SERVICE_START = startOptions(resolve(process.env.SCALE_SERVICE_DIR ?? '.'));
+const PHASES = process.env.SCALE_PHASES ?? 'all';
+const ADMIN_URL = process.env.SCALE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SERVICE_DIR = resolve(process.env.SCALE_SERVICE_DIR ?? '.');
+const SERVICE_START = startOptions(SERVICE_DIR);
 const NODE_ARGS =
   process.env.SCALE_NODE_ARGS === undefined
     ? SERVICE_START.nodeArgs
     : process.env.SCALE_NODE_ARGS.split(' ').filter((arg) => arg !== '');
-const PHASES = process.env.SCALE_PHASES ?? 'all';
-const ADMIN_URL = process.env.SCALE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const SERVICE_DIR = resolve(process.env.SCALE_SERVICE_DIR ?? '.');
 const NAME = 'stages_bench_scale';
 const BASE_PORT = 4741;
 const CLK_TCK = 100;
@@ -223,6 +223,13 @@ function read(job: ReadJob): Promise<ReadFigures> {
   });
 }
 
+/** Instance 1's CPU during a read run and the machine's idle time, in % of one core. */
+interface Busy {
+  instancePercent: number;
+  idlePercent: number;
+}
+type RunFigures = ReadFigures & Busy;
+
 interface Write {
   key: string;
   instance: number;
@@ -380,33 +387,34 @@ async function main(): Promise<void> {
         MIX === 'varied' ? variedQueries(6000, today).map((x) => x) : MIX.split('|').map((m) => `/api/stages?${m}`);
       const job: ReadJob = { url: `http://127.0.0.1:${port(0)}`, paths, connections: CONNECTIONS, duration: DURATION };
       await read({ ...job, duration: 3 }); // warm-up
-      const still: ReadFigures[] = [];
-      const moving: { reads: ReadFigures; writes: Write[]; runtime: string }[] = [];
-      // Whether instance 1 or its reader is the bottleneck: each one's CPU over a run, in % of a core.
-      const busy = new Map<ReadFigures, number>();
-      const idle = new Map<ReadFigures, number>();
-      const timed = async <T>(run: () => Promise<T>): Promise<[T, number, number]> => {
+      const still: RunFigures[] = [];
+      const moving: { reads: RunFigures; writes: Write[]; runtime: string }[] = [];
+      // Whether instance 1 or its reader is the bottleneck: instance 1's CPU over a run, in % of a core,
+      // and the machine's idle time (the reader says its own).
+      const busyDuring = async <T>(run: () => Promise<T>): Promise<[T, Busy]> => {
         const [c0, t0, i0] = [cpuMs(pids[0] as number), performance.now(), machineIdleMs()];
         const out = await run();
         const ms = performance.now() - t0;
-        return [out, ((cpuMs(pids[0] as number) - c0) / ms) * 100, ((machineIdleMs() - i0) / ms) * 100];
+        return [
+          out,
+          {
+            instancePercent: ((cpuMs(pids[0] as number) - c0) / ms) * 100,
+            idlePercent: ((machineIdleMs() - i0) / ms) * 100,
+          },
+        ];
       };
       for (let r = 0; r < ROUNDS; r++) {
-        const [s, stillBusy, stillIdle] = await timed(() => read(job));
-        still.push(s);
-        busy.set(s, stillBusy);
-        idle.set(s, stillIdle);
+        const [s, stillBusy] = await busyDuring(() => read(job));
+        still.push({ ...s, ...stillBusy });
         const before = await runtimes();
-        const [[reads, ws], movingBusy, movingIdle] = await timed(() => Promise.all([read(job), writeFor(DURATION)]));
-        busy.set(reads, movingBusy);
-        idle.set(reads, movingIdle);
-        moving.push({ reads, writes: ws, runtime: runtimeLine(before, await runtimes()) });
+        const [[reads, ws], movingBusy] = await busyDuring(() => Promise.all([read(job), writeFor(DURATION)]));
+        moving.push({ reads: { ...reads, ...movingBusy }, writes: ws, runtime: runtimeLine(before, await runtimes()) });
       }
-      const line = (what: string, r: ReadFigures) =>
+      const line = (what: string, r: ReadFigures & Partial<Busy>) =>
         `  ${what.padEnd(30)} ${f0(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  non-2xx ${r.non2xx}  errors ${r.errors}${
-          busy.has(r)
-            ? `  CPU: instance 1 ${f0(busy.get(r) as number)} %, reader ${f0(r.cpuPercent)} %, the machine idle ${f0(idle.get(r) as number)} %`
-            : ''
+          r.instancePercent === undefined
+            ? ''
+            : `  CPU: instance 1 ${f0(r.instancePercent)} %, reader ${f0(r.cpuPercent)} %, the machine idle ${f0(r.idlePercent ?? Number.NaN)} %`
         }`;
       console.log(
         `\nreads saturating instance 1 (${paths.length} distinct paths, ${CONNECTIONS} connections, ${DURATION} s):`,
