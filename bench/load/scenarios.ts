@@ -44,6 +44,18 @@ export const SCENARIOS: Scenario[] = [
       return paths;
     },
   },
+  {
+    // The same kind of searches, few enough that every answer stays in the answer cache from its
+    // second request on: what the uncached scenario would reach if searching and writing cost nothing.
+    name: 'GET /api/stages 1,000 distinct (answer cache)',
+    method: 'GET',
+    path: '/api/stages',
+    get paths() {
+      const paths = variedQueries(1000);
+      Object.defineProperty(this, 'paths', { value: paths });
+      return paths;
+    },
+  },
   ...mcpScenarios(),
 ];
 

@@ -5,8 +5,8 @@ import { dateIn } from '../../src/core/clock.js';
 /**
  * `count` distinct /api/stages query strings over the demo catalogue the service holds today:
  * towns, departments, regions, places within a radius, prices, dates, weekdays and orders mixed
- * as people and agents ask. Requested in turn,
- * they never hit the answer cache (512 answers), so each one is a real search.
+ * as people and agents ask. 6,000 requested in turn never hit the answer cache (it keeps an answer
+ * only when its query is asked again within at most 2,048 others), so each one is a real search.
  */
 export function variedQueries(count: number, today = dateIn(new Date())): string[] {
   const { centres } = generateDemoCatalogue({ today });
