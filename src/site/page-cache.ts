@@ -92,11 +92,18 @@ export class PageCache {
    */
   static timeKey(snapshot: CatalogueSnapshot, now: Date): string {
     const nowMs = now.getTime();
-    const hour = now.toISOString().slice(0, 13);
+    const hourStart = nowMs - (nowMs % HOUR_MS);
     const last = startTurns(snapshot, nowMs).last;
-    const minute = last >= nowMs - (nowMs % HOUR_MS) ? new Date(last).toISOString().slice(14, 16) : '';
-    return `${hour}${minute}`;
+    // Every page request asks: the same hour and latest start make the same key as last time.
+    const memo = PageCache.#timeMemo;
+    if (memo.hourStart === hourStart && memo.last === last) return memo.key;
+    const hour = now.toISOString().slice(0, 13);
+    const minute = last >= hourStart ? new Date(last).toISOString().slice(14, 16) : '';
+    PageCache.#timeMemo = { hourStart, last, key: `${hour}${minute}` };
+    return PageCache.#timeMemo.key;
   }
+
+  static #timeMemo = { hourStart: Number.NaN, last: Number.NaN, key: '' };
 
   /** A page's entity tag: the version it was rendered at ("26", or "26.1" one turn on) and the time key. */
   static tag(snapshot: CatalogueSnapshot, time: string): string {

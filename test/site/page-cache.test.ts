@@ -125,3 +125,32 @@ describe('pages asked once', () => {
     expect(changed.body).toMatch(/267\s€/);
   });
 });
+
+describe('pages kept within an hour', () => {
+  it('keeps a page under its tag until a session starts, then until the hour turns', async () => {
+    // Sessions of 5 March 2030 start at 08:30 in Paris, 07:30 UTC.
+    const clock = frozenClock('2030-03-05T07:10:00Z');
+    const app = await buildTestApp({ catalogue: FIXTURE_CATALOGUE, clock });
+    try {
+      const ask = async (now: string, etag?: string) => {
+        clock.set(now);
+        const headers = etag ? { ...BROWSER, 'if-none-match': etag } : BROWSER;
+        const res = await app.app.inject({ url: '/?dept=42', headers });
+        return { status: res.statusCode, etag: res.headers.etag as string };
+      };
+      const first = await ask('2030-03-05T07:10:00Z');
+      expect(first.status).toBe(200);
+      expect((await ask('2030-03-05T07:25:00Z', first.etag)).status).toBe(304);
+      const started = await ask('2030-03-05T07:40:00Z', first.etag);
+      expect(started.status).toBe(200);
+      expect(started.etag).not.toBe(first.etag);
+      expect((await ask('2030-03-05T07:55:00Z', started.etag)).status).toBe(304);
+      const nextHour = await ask('2030-03-05T08:05:00Z', started.etag);
+      expect(nextHour.status).toBe(200);
+      expect([first.etag, started.etag]).not.toContain(nextHour.etag);
+      expect((await ask('2030-03-05T08:50:00Z', nextHour.etag)).status).toBe(304);
+    } finally {
+      await app.close();
+    }
+  });
+});
