@@ -128,7 +128,7 @@ describe('pages asked once', () => {
 
 describe('pages kept within an hour', () => {
   it('keeps a page under its tag until a session starts, then until the hour turns', async () => {
-    // Sessions of 5 March 2030 start at 08:30 in Paris, 07:30 UTC.
+    // Sessions of 5 March 2030 start at 08:00 and 08:30 in Paris: 07:00 and 07:30 UTC.
     const clock = frozenClock('2030-03-05T07:10:00Z');
     const app = await buildTestApp({ catalogue: FIXTURE_CATALOGUE, clock });
     try {
