@@ -99,8 +99,9 @@ export class PageCache {
     if (memo.hourStart === hourStart && memo.last === last) return memo.key;
     const hour = now.toISOString().slice(0, 13);
     const minute = last >= hourStart ? new Date(last).toISOString().slice(14, 16) : '';
-    PageCache.#timeMemo = { hourStart, last, key: `${hour}${minute}` };
-    return PageCache.#timeMemo.key;
+    const key = `${hour}${minute}`;
+    PageCache.#timeMemo = { hourStart, last, key };
+    return key;
   }
 
   static #timeMemo = { hourStart: Number.NaN, last: Number.NaN, key: '' };
