@@ -6,7 +6,7 @@ import { catalogueWrite, type Tx } from '../../db/write.js';
 import { WriteRefused } from '../../db/write-refused.js';
 import type { Actor } from '../../history/actor.js';
 import { sessionChanges } from '../../history/changes.js';
-import { recordChanges } from '../../history/record.js';
+import { historyWith } from '../../history/record.js';
 import type { ParameterError } from '../../http/problem.js';
 import { declarationIssue, declarationRefused, todayFor } from '../declaration.js';
 import type { AdminSession } from '../response-schemas.js';
@@ -21,6 +21,17 @@ export async function getSession(db: Db | Tx, id: string): Promise<AdminSession 
   return row ? sessionView(row) : undefined;
 }
 
+/** The session's row, locked until the write commits; kept planned, as every write of a session asks (db/prepared.ts). */
+function lockSession(tx: Tx, id: string) {
+  return tx
+    .select()
+    .from(stageSessions)
+    .where(eq(stageSessions.id, id))
+    .for('update')
+    .prepare('session_locked')
+    .execute();
+}
+
 /** Creates or replaces a session (a partner only on its own centre, before and after). */
 export async function putSession(
   db: Db,
@@ -33,7 +44,7 @@ export async function putSession(
 ): Promise<{ created: boolean; session: AdminSession }> {
   if (scope.centreId !== null && input.centreId !== scope.centreId) throw forbiddenCentre();
   return catalogueWrite(db, async (tx) => {
-    const [current] = await tx.select().from(stageSessions).where(eq(stageSessions.id, id)).for('update');
+    const [current] = await lockSession(tx, id);
     if (current && scope.centreId !== null && current.centreId !== scope.centreId) throw forbiddenCentre();
     if (!matches(ifMatch, current ? etagOf(sessionView(current)) : undefined)) throw preconditionFailed();
     const [centre] = await tx
@@ -49,17 +60,19 @@ export async function putSession(
     if (late) throw declarationRefused(late);
     if (current) checkGroup(values.capacity, current.heldHere);
     if (current && sameSession(current, values)) return { created: false, session: sessionView(current) };
+    // The row written holds `values` as they are (no trigger alters them): its history is known before.
+    const history = historyWith(tx, actor, sessionChanges(id, current, values));
+    const write = history ? tx.with(history) : tx;
     const [row] = current
-      ? await tx
+      ? await write
           .update(stageSessions)
           .set({ ...values, updatedAt: sql`now()` })
           .where(eq(stageSessions.id, id))
           .returning()
-      : await tx
+      : await write
           .insert(stageSessions)
           .values({ id, ...values })
           .returning();
-    await recordChanges(tx, actor, sessionChanges(id, current, row as SessionRow));
     return { created: !current, session: sessionView(row as SessionRow) };
   });
 }
@@ -120,7 +133,7 @@ export async function patchSessionIn(
   clock: Clock,
   actor: Actor,
 ): Promise<AdminSession> {
-  const [current] = await tx.select().from(stageSessions).where(eq(stageSessions.id, id)).for('update');
+  const [current] = await lockSession(tx, id);
   if (!current) throw new WriteRefused(404, 'not_found', `No session has the id ${id}.`);
   if (scope.centreId !== null && current.centreId !== scope.centreId) throw forbiddenCentre();
   if (!matches(ifMatch, etagOf(sessionView(current)))) throw preconditionFailed();
@@ -144,12 +157,13 @@ export async function patchSessionIn(
   const set = patchColumns(patch, current);
   const unchanged = Object.entries(set).every(([k, v]) => current[k as keyof SessionRow] === v);
   if (unchanged) return sessionView(current);
-  const [row] = await tx
+  // The row written is the current one with `set` over it (no trigger alters those): its history is known before.
+  const history = historyWith(tx, actor, sessionChanges(id, current, { ...current, ...set }));
+  const [row] = await (history ? tx.with(history) : tx)
     .update(stageSessions)
     .set({ ...set, updatedAt: sql`now()` })
     .where(eq(stageSessions.id, id))
     .returning();
-  await recordChanges(tx, actor, sessionChanges(id, current, row as SessionRow));
   return sessionView(row as SessionRow);
 }
 
