@@ -11,12 +11,13 @@
  * in CHANGE_COST_ROUNDS rounds (default 3) after a warm-up. With CHANGE_COST_VIA=patch, the changes are
  * PATCHes sent to the instances in turn instead (as bench:scale sends them): each instance then also
  * pays for the writes it makes. CHANGE_COST_PROFILE=<dir>: each instance runs with --cpu-prof into <dir>/<n>. CHANGE_COST_NODE_ARGS: node options for every instance (space-separated). Each instance has one change stream open
- * (as bench:scale has). Prints each build's CPU per change, every round and the median.
+ * (as bench:scale has). Prints each build's CPU per change, every round and the median, and PostgreSQL's
+ * (every server process on this machine, whichever build's changes it served).
  *
  *   npx tsx bench/load/change-cost.ts    (CHANGE_COST_SCALE 10 for ten times the demo; ports 4861…)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -44,6 +45,26 @@ const cpuMs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(f[11]) + Number(f[12])) * 10;
 };
+/**
+ * CPU time so far of each PostgreSQL server process on this machine (its backends, the WAL writer,
+ * the checkpointer...), by pid: what the changes cost the server, all builds together.
+ */
+const postgresCpuMs = () => {
+  const byPid = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/comm`, 'utf8').trim() !== 'postgres') continue;
+      byPid.set(Number(name), cpuMs(Number(name)));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return byPid;
+};
+/** The CPU spent between two readings by the processes in both (one that ended or began between is left out). */
+const spentBetween = (before: Map<number, number>, after: Map<number, number>) =>
+  [...after].reduce((sum, [pid, ms]) => sum + (before.has(pid) ? ms - (before.get(pid) as number) : 0), 0);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
@@ -132,12 +153,15 @@ async function main(): Promise<void> {
     const pids = children.map((c) => c.pid as number);
     await changeFor(3); // warm-up
     const perChange: number[][] = SERVICES.map(() => []);
+    const postgresPerChange: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       await sleep(1000);
       const before = pids.map(cpuMs);
+      const postgresBefore = postgresCpuMs();
       const count = await changeFor(SECONDS);
       await sleep(1000); // the last catch-ups
       const after = pids.map(cpuMs);
+      postgresPerChange.push((spentBetween(postgresBefore, postgresCpuMs()) / count) * 1000);
       for (const i of pids.keys()) perChange[i]?.push((((after[i] as number) - (before[i] as number)) / count) * 1000);
     }
     console.log(
@@ -151,6 +175,9 @@ async function main(): Promise<void> {
         `${dir}: CPU per change ${median(xs).toFixed(0)} µs (rounds ${xs.map((x) => x.toFixed(0)).join(', ')}; idle seconds around each round included)`,
       );
     }
+    console.log(
+      `PostgreSQL, every server process, all builds together: CPU per change ${median(postgresPerChange).toFixed(0)} µs (rounds ${postgresPerChange.map((x) => x.toFixed(0)).join(', ')})`,
+    );
   } finally {
     for (const close of closers) close();
     for (const c of children) c.kill('SIGTERM');

@@ -78,6 +78,8 @@ export async function verifyApiKey(db: Db, presented: string): Promise<ApiKeyIde
         .select()
         .from(apiKeys)
         .where(and(eq(apiKeys.id, parsed.id), isNull(apiKeys.revokedAt)))
+        .prepare('api_key_by_id') // every admin request: kept planned (db/prepared.ts)
+        .execute()
     : [];
   // Compared even when no row matched, so that an unknown id and a wrong secret take the same time.
   if (!secretMatches(parsed?.secret ?? presented, row?.secretHash) || !row) return undefined;

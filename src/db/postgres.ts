@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import {
   CATALOGUE_CHANNEL,
@@ -8,6 +9,7 @@ import {
   MIGRATIONS_FOLDER,
   withTimeout,
 } from './database.js';
+import { runsNamedStatements } from './prepared.js';
 import * as schema from './schema.js';
 
 /**
@@ -89,6 +91,17 @@ export async function openPostgres(url: string): Promise<Database> {
   // an outage (503), and the pool drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const dialect = new PgDialect();
+  // Values read as drizzle's own driver reads them (times and dates as PostgreSQL writes them).
+  const asWritten = new Set([1082, 1114, 1115, 1182, 1184, 1185, 1186, 1187, 1231]);
+  const types = {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+      asWritten.has(oid) ? (value: string) => value : pg.types.getTypeParser(oid, format),
+  };
+  runsNamedStatements(db, (name, query) => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    return pool.query({ name, text, values: params, types } as pg.QueryConfig);
+  });
   const listeners = new Set<pg.PoolClient | pg.Client>();
   let closing = false;
 

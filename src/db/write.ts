@@ -38,21 +38,23 @@ export function onCatalogueWrite(db: Db, name: string, hook: CatalogueWriteHook)
  * Constraint violations come out as WriteRefused (db/pg-error.ts).
  */
 export async function catalogueWrite<T>(db: Db, run: (tx: Tx) => Promise<T>): Promise<T> {
-  const hooks = [...(writeHooks.get(db)?.values() ?? [])];
+  const hooks = [...(writeHooks.get(db)?.entries() ?? [])];
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(async (tx) => {
         // Read at the write's start rather than its end: a subscription or an alert made while the
         // write runs is as concurrent with it either way.
-        const [wanted] = (
-          (await tx.execute(
-            sql`select set_config('catalogue.deferred', 'on', true)${sql.join(
-              hooks.map((h, i) => sql`, (${h.wanted()}) as ${sql.identifier(`h${i}`)}`),
-            )}`,
-          )) as unknown as { rows: Record<string, unknown>[] }
-        ).rows;
+        // Kept planned under a name (db/prepared.ts): its text is the same for the same hooks.
+        const [wanted] = (await tx
+          .select({
+            deferred: sql`set_config('catalogue.deferred', 'on', true)`,
+            ...Object.fromEntries(hooks.map(([name, h]) => [name, sql<boolean>`(${h.wanted()})`])),
+          })
+          .from(sql`(select) as opening`)
+          .prepare(`catalogue_write_${hooks.map(([name]) => name).join('_')}`)
+          .execute()) as Record<string, unknown>[];
         const result = await run(tx);
-        for (const [i, hook] of hooks.entries()) if (wanted?.[`h${i}`] === true) await hook.run(tx);
+        for (const [name, hook] of hooks) if (wanted?.[name] === true) await hook.run(tx);
         return result;
       });
     } catch (err) {
