@@ -22,7 +22,9 @@ export const SESSION_JSON_OBJECT = `json_build_object('id', id::text, 'centreId'
  * after the cut, exact whether extract gives a numeric or a double), the log after `since` (at most
  * FEW_CHANGES + 1 rows, as JSON [version, entity, id] in the order the full read has them: the
  * aggregate reads the materialised `ch` in its own order, so rows of one version keep theirs), and —
- * only when those are few and all sessions' — the changed sessions as they now stand.
+ * only when those are few and all sessions' — the changed sessions as they now stand, found by their
+ * key (`= any (array(…))`: with `in (select …)`, the plan kept for every call scanned all sessions
+ * once the log held many rows, since it cannot know how few follow `since`).
  */
 const READ = (since: number) => sql`with st as (select version, updated_at from catalogue_state where id = 1),
   ch as (select version, entity, id from catalogue_changes
@@ -30,7 +32,7 @@ const READ = (since: number) => sql`with st as (select version, updated_at from 
   select st.version, round(extract(epoch from date_trunc('milliseconds', st.updated_at)) * 1000)::float8 as "updatedMs",
     (select json_agg(json_build_array(version, entity, id)) from ch)::text as changes,
     case when (select count(*) from ch) <= ${FEW_CHANGES} and not exists (select from ch where entity <> 'session' or id is null)
-      then (select json_agg(${sql.raw(SESSION_JSON_OBJECT)}) from stage_sessions where id in (select id from ch))::text
+      then (select json_agg(${sql.raw(SESSION_JSON_OBJECT)}) from stage_sessions where id = any (array(select id from ch)))::text
     end as sessions
   from st`;
 

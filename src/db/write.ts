@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from './connect.js';
 import { pgError, refusalFor } from './pg-error.js';
@@ -17,15 +18,45 @@ export interface CatalogueWriteHook {
   run: (tx: Tx) => Promise<void>;
 }
 
+/** A database's hooks, and the name its writes' opening statement is kept planned under (made from its text). */
+interface WriteHooks {
+  hooks: Map<string, CatalogueWriteHook>;
+  openingName?: string;
+}
+
 // Per database handle, by name: an app registers its hooks on the database it was given, and a
 // second app on the same handle (tests) replaces them rather than running them twice.
-const writeHooks = new WeakMap<Db, Map<string, CatalogueWriteHook>>();
+const writeHooks = new WeakMap<Db, WriteHooks>();
+
+function hooksOf(db: Db): WriteHooks {
+  const registered = writeHooks.get(db);
+  if (registered) return registered;
+  const none: WriteHooks = { hooks: new Map() };
+  writeHooks.set(db, none);
+  return none;
+}
 
 /** Registers (or replaces) the hook `name` on this database's catalogue writes. */
 export function onCatalogueWrite(db: Db, name: string, hook: CatalogueWriteHook): void {
-  const hooks = writeHooks.get(db) ?? new Map<string, CatalogueWriteHook>();
-  writeHooks.set(db, hooks);
-  hooks.set(name, hook);
+  const registered = hooksOf(db);
+  registered.hooks.set(name, hook);
+  registered.openingName = undefined; // another text: another name
+}
+
+/**
+ * A catalogue write's first statement: the change log deferred, and whether each hook is wanted.
+ * It is kept planned (db/prepared.ts) under a name made from its text, the same for the same hooks.
+ */
+function opening(tx: Tx, registered: WriteHooks) {
+  const hooks = [...registered.hooks.values()];
+  const query = tx
+    .select({
+      deferred: sql`set_config('catalogue.deferred', 'on', true)`,
+      ...Object.fromEntries(hooks.map((h, i) => [`h${i}`, sql<boolean>`(${h.wanted()})`])),
+    })
+    .from(sql`(select) as opening`);
+  registered.openingName ??= `catalogue_write_${createHash('sha256').update(query.toSQL().sql).digest('hex').slice(0, 16)}`;
+  return { hooks, query: query.prepare(registered.openingName) };
 }
 
 /**
@@ -38,23 +69,16 @@ export function onCatalogueWrite(db: Db, name: string, hook: CatalogueWriteHook)
  * Constraint violations come out as WriteRefused (db/pg-error.ts).
  */
 export async function catalogueWrite<T>(db: Db, run: (tx: Tx) => Promise<T>): Promise<T> {
-  const hooks = [...(writeHooks.get(db)?.entries() ?? [])];
+  const registered = hooksOf(db);
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(async (tx) => {
         // Read at the write's start rather than its end: a subscription or an alert made while the
         // write runs is as concurrent with it either way.
-        // Kept planned under a name (db/prepared.ts): its text is the same for the same hooks.
-        const [wanted] = (await tx
-          .select({
-            deferred: sql`set_config('catalogue.deferred', 'on', true)`,
-            ...Object.fromEntries(hooks.map(([name, h]) => [name, sql<boolean>`(${h.wanted()})`])),
-          })
-          .from(sql`(select) as opening`)
-          .prepare(`catalogue_write_${hooks.map(([name]) => name).join('_')}`)
-          .execute()) as Record<string, unknown>[];
+        const { hooks, query } = opening(tx, registered);
+        const [wanted] = (await query.execute()) as Record<string, unknown>[];
         const result = await run(tx);
-        for (const [name, hook] of hooks) if (wanted?.[name] === true) await hook.run(tx);
+        for (const [i, hook] of hooks.entries()) if (wanted?.[`h${i}`] === true) await hook.run(tx);
         return result;
       });
     } catch (err) {

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCatalogueVersion } from '../../src/catalogue/repository.js';
 import type { Db } from '../../src/db/connect.js';
-import { catalogueWrite, type Tx } from '../../src/db/write.js';
+import { catalogueWrite, onCatalogueWrite, type Tx } from '../../src/db/write.js';
 import { buildTestApp, frozenClock, type TestApp } from '../helpers/app.js';
 import { CENTRES, FIXTURE_CATALOGUE, FIXTURE_NOW, SESSIONS } from '../helpers/fixtures.js';
 
@@ -101,5 +101,35 @@ describe('a catalogue write and the change log', () => {
       expect(await pendingCount(tx)).toBe(0);
     });
     expect(await logSince(db, before)).toEqual([{ version: before + 1, entity: 'session', id: SESSIONS.lyonMar5.id }]);
+  });
+});
+
+describe('the hooks of a catalogue write', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ catalogue: FIXTURE_CATALOGUE, clock: frozenClock(FIXTURE_NOW) });
+  });
+  afterAll(() => t.close());
+
+  it('runs a hook only when it is wanted, and a hook replaced asks its own question from the next write on', async () => {
+    const db = t.app.database.db;
+    const ran: string[] = [];
+    const write = () =>
+      catalogueWrite(db, (tx) =>
+        tx.execute(sql`update stage_sessions set price_cents = price_cents + 1 where id = ${SESSIONS.lyonMar5.id}::uuid`),
+      );
+    onCatalogueWrite(db, 'probe', { wanted: () => sql`true`, run: async () => void ran.push('first') });
+    await write();
+    await write();
+    // The same name, another question: the write's opening statement is another one (on PostgreSQL,
+    // kept planned under another name).
+    onCatalogueWrite(db, 'probe', { wanted: () => sql`1 = 0`, run: async () => void ran.push('second') });
+    await write();
+    onCatalogueWrite(db, 'probe', {
+      wanted: () => sql`exists (select 1 from stage_sessions where price_cents > 0)`,
+      run: async () => void ran.push('third'),
+    });
+    await write();
+    expect(ran).toEqual(['first', 'first', 'third']);
   });
 });

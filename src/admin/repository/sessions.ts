@@ -60,7 +60,8 @@ export async function putSession(
     if (late) throw declarationRefused(late);
     if (current) checkGroup(values.capacity, current.heldHere);
     if (current && sameSession(current, values)) return { created: false, session: sessionView(current) };
-    // The row written holds `values` as they are (no trigger alters them): its history is known before.
+    // The row written holds `values` as they are (the one trigger that alters a written row sets
+    // held_here, which no history shows): its history is known before.
     const history = historyWith(tx, actor, sessionChanges(id, current, values));
     const write = history ? tx.with(history) : tx;
     const [row] = current
@@ -157,7 +158,8 @@ export async function patchSessionIn(
   const set = patchColumns(patch, current);
   const unchanged = Object.entries(set).every(([k, v]) => current[k as keyof SessionRow] === v);
   if (unchanged) return sessionView(current);
-  // The row written is the current one with `set` over it (no trigger alters those): its history is known before.
+  // The row written is the current one with `set` over it (the one trigger that alters a written row
+  // sets held_here, which no history shows): its history is known before.
   const history = historyWith(tx, actor, sessionChanges(id, current, { ...current, ...set }));
   const [row] = await (history ? tx.with(history) : tx)
     .update(stageSessions)
