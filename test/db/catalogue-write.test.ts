@@ -116,7 +116,9 @@ describe('the hooks of a catalogue write', () => {
     const ran: string[] = [];
     const write = () =>
       catalogueWrite(db, (tx) =>
-        tx.execute(sql`update stage_sessions set price_cents = price_cents + 1 where id = ${SESSIONS.lyonMar5.id}::uuid`),
+        tx.execute(
+          sql`update stage_sessions set price_cents = price_cents + 1 where id = ${SESSIONS.lyonMar5.id}::uuid`,
+        ),
       );
     onCatalogueWrite(db, 'probe', { wanted: () => sql`true`, run: async () => void ran.push('first') });
     await write();
