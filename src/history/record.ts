@@ -26,7 +26,7 @@ export async function recordChanges(tx: Tx, actor: Actor, changes: readonly Chan
 /**
  * The changes of one record, to be written by the very statement that makes them: a common table
  * expression for `tx.with(…)` in front of its UPDATE or INSERT, so that the write and its history
- * cost one round trip to the database, not two (on PostgreSQL, a tenth of a PATCH's). PostgreSQL
+ * cost one round trip to the database, not two (a session's PATCH: seven statements, not eight). PostgreSQL
  * runs it with the statement, whether or not the statement reads it, and not at all when the
  * statement fails. Undefined when nothing changed.
  */
