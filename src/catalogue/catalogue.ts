@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { Database } from '../db/connect.js';
+import { committedVersion } from '../db/write.js';
 import { pruneChangeHistory } from '../history/prune.js';
 import { approvalEnded } from './approval.js';
 import { HeardChanges } from './heard-changes.js';
@@ -31,6 +32,12 @@ export type CatalogueUpdate =
 const COPY_NOT_KEPT = 'could not keep a copy of the catalogue; the next start reads the database';
 
 /**
+ * How long a writer waits for its commit's announcement before it reads the change log itself
+ * (served()): an announcement comes within milliseconds; one lost on the way costs this much.
+ */
+const SERVED_WAIT_MS = 1_000;
+
+/**
  * Holds the current read model and keeps it in step with the database. On a change notification
  * it applies what changed (a few sessions cost a few sessions, whatever the catalogue's size): on
  * PostgreSQL, the change the notification carries when it is the next version and nobody waits for the log's own
@@ -51,6 +58,8 @@ export class Catalogue {
   #reads = 0;
   readonly #heardChanges = new HeardChanges();
   #waiters: { after: number; resolve: () => void }[] = [];
+  /** The writers waiting for the snapshot to reach a version (served()). */
+  #versionWaiters: { version: number; resolve: () => void }[] = [];
   #unlisten: (() => Promise<void>) | undefined;
   #listening = true;
   #lastRefreshFailed = false;
@@ -165,6 +174,44 @@ export class Catalogue {
     if (this.#updating) this.#again = true;
     else this.#catchUpLoop();
     return done;
+  }
+
+  /**
+   * Resolves once this instance serves every catalogue write this process has committed, for a
+   * writer's answer to hold its own write. On PostgreSQL each catalogue write is told at COMMIT the
+   * version it took (db/write.ts), and that version's announcement, which every instance hears and
+   * applies, brings it here: no read of the change log for the writer (one round trip a write). As
+   * refresh() where the database does not tell versions (embedded), or while changes may not be
+   * reaching this instance, or once SERVED_WAIT_MS passed without the announcement. Never rejects.
+   */
+  served(): Promise<void> {
+    const written = committedVersion(this.database.db);
+    if (written === undefined || this.stale || this.#closed) return this.refresh();
+    if (this.#snapshot.version >= written) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = { version: written, resolve };
+      const fallback = setTimeout(() => {
+        this.#versionWaiters = this.#versionWaiters.filter((w) => w !== waiter);
+        void this.refresh().then(resolve);
+      }, SERVED_WAIT_MS);
+      fallback.unref();
+      waiter.resolve = () => {
+        clearTimeout(fallback);
+        resolve();
+      };
+      this.#versionWaiters.push(waiter);
+    });
+  }
+
+  /** Resolves the writers waiting for a version the snapshot now holds (all of them once closed). */
+  #releaseVersions(): void {
+    const held = this.#closed ? Number.POSITIVE_INFINITY : this.#snapshot.version;
+    const still: { version: number; resolve: () => void }[] = [];
+    for (const w of this.#versionWaiters) {
+      if (w.version <= held) w.resolve();
+      else still.push(w);
+    }
+    this.#versionWaiters = still;
   }
 
   /** Catch-ups begun since the start: each applied an announced change or read the change log. */
@@ -310,6 +357,7 @@ export class Catalogue {
     const ends = this.#snapshot.nextApprovalEnd;
     this.#snapshot = update.snapshot;
     if (update.snapshot.nextApprovalEnd !== ends) this.#watchApprovalEnd();
+    if (this.#versionWaiters.length > 0) this.#releaseVersions();
     for (const listener of this.#listeners) {
       try {
         listener(update);
@@ -326,6 +374,7 @@ export class Catalogue {
     clearTimeout(this.#approvalEnd);
     await this.#unlisten?.();
     await this.#updating;
+    this.#releaseVersions();
     await this.#keepCopy();
   }
 

@@ -11,6 +11,7 @@ import {
 } from './database.js';
 import { runsNamedStatements } from './prepared.js';
 import * as schema from './schema.js';
+import { tellsVersions } from './write.js';
 
 /**
  * LISTEN on a dedicated connection, re-established with backoff if it drops; on reconnect the
@@ -91,6 +92,10 @@ export async function openPostgres(url: string): Promise<Database> {
   // an outage (503), and the pool drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  // The versions each catalogue write's COMMIT took, told on its own connection before COMMIT
+  // answers (db/write.ts): its answer waits for them, not for a read of the change log.
+  const heard = tellsVersions(db);
+  pool.on('connect', (client) => client.on('notice', (notice) => heard(notice.message)));
   const dialect = new PgDialect();
   // Values read as drizzle's own driver reads them (times and dates as PostgreSQL writes them).
   const asWritten = new Set([1082, 1114, 1115, 1182, 1184, 1185, 1186, 1187, 1231]);

@@ -18,10 +18,14 @@ export interface CatalogueWriteHook {
   run: (tx: Tx) => Promise<void>;
 }
 
-/** A database's hooks, and the name its writes' opening statement is kept planned under (made from its text). */
+/**
+ * A database's hooks, the name its writes' opening statement is kept planned under (made from its
+ * text), and, where the database tells each write the catalogue versions it took, the highest told.
+ */
 interface WriteHooks {
   hooks: Map<string, CatalogueWriteHook>;
   openingName?: string;
+  told?: { latest: number };
 }
 
 // Per database handle, by name: an app registers its hooks on the database it was given, and a
@@ -43,15 +47,49 @@ export function onCatalogueWrite(db: Db, name: string, hook: CatalogueWriteHook)
   registered.openingName = undefined; // another text: another name
 }
 
+const TOLD = /^catalogue version (\d+)$/;
+
 /**
- * A catalogue write's first statement: the change log deferred, and whether each hook is wanted.
- * It is kept planned (db/prepared.ts) under a name made from its text, the same for the same hooks.
+ * Has every catalogue write on `db` ask PostgreSQL to tell it the versions it takes (migration 0029:
+ * a notice, sent before COMMIT answers); returns what hears the notices of `db`'s connections.
+ */
+export function tellsVersions(db: Db): (notice: string | undefined) => void {
+  const registered = hooksOf(db);
+  const told = { latest: 0 };
+  registered.told = told;
+  registered.openingName = undefined; // another text: another name
+  return (notice) => {
+    const version = TOLD.exec(notice ?? '')?.[1];
+    if (version !== undefined) told.latest = Math.max(told.latest, Number(version));
+  };
+}
+
+/**
+ * The latest catalogue version a catalogue write of this process committed, as the database told it
+ * (once its COMMIT answered, its version is here); undefined where the database does not tell.
+ */
+export function committedVersion(db: Db): number | undefined {
+  return writeHooks.get(db)?.told?.latest;
+}
+
+/**
+ * A catalogue write's first statement: the change log deferred, where the database tells versions
+ * the notices asked for (at the level that sends them, whatever the server's default), and whether
+ * each hook is wanted. It is kept planned (db/prepared.ts) under a name made from its text, the same
+ * for the same hooks.
  */
 function opening(tx: Tx, registered: WriteHooks) {
   const hooks = [...registered.hooks.values()];
+  const tell: Record<string, SQL> = registered.told
+    ? {
+        tell: sql`set_config('catalogue.tell', 'on', true)`,
+        notices: sql`set_config('client_min_messages', 'notice', true)`,
+      }
+    : {};
   const query = tx
     .select({
       deferred: sql`set_config('catalogue.deferred', 'on', true)`,
+      ...tell,
       ...Object.fromEntries(hooks.map((h, i) => [`h${i}`, sql<boolean>`(${h.wanted()})`])),
     })
     .from(sql`(select) as opening`);

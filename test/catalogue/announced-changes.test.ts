@@ -15,8 +15,8 @@ import { until } from '../helpers/until.js';
 /**
  * A change of a few sessions is announced with the sessions as they stand (migration 0028), so that
  * an instance that did not make it applies it without reading the change log: one read a change in
- * all, the writer's, instead of one per instance. What the announcement carries must be what that
- * read says; a writer still reads, for its answer must hold its own commit.
+ * all at most, the writer's, instead of one per instance (a writer told its version at COMMIT reads
+ * none: writer-served.test.ts). What the announcement carries must be what that read says.
  */
 
 describe('what a change announces', () => {

@@ -101,7 +101,7 @@ const patchSchema = {
 export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
   const db = app.database.db;
   // The answer waits until this instance serves the change, so that the writer reads its own write.
-  const served = () => app.catalogue.refresh();
+  const served = () => app.catalogue.served();
 
   app.get('/api/admin/sessions', { schema: listSchema }, async (request, reply) => {
     const scope = scopeOf(request);
