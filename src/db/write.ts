@@ -26,6 +26,20 @@ interface WriteHooks {
   hooks: Map<string, CatalogueWriteHook>;
   openingName?: string;
   told?: { latest: number };
+  transaction?: CatalogueTransaction;
+}
+
+/**
+ * A catalogue write's transaction as a database runs it itself (PostgreSQL, db/postgres.ts): `BEGIN`
+ * and the opening statement, its values written into its text, sent as one simple query (one round
+ * trip: the driver waits for each statement's answer before it sends the next); then `run` with the
+ * transaction and the opening's row (its columns in order); `COMMIT`, or `ROLLBACK` if anything failed.
+ */
+export type CatalogueTransaction = <T>(opening: SQL, run: (tx: Tx, opened: unknown[]) => Promise<T>) => Promise<T>;
+
+/** Has `db` run its catalogue writes' transactions with `transaction` (see CatalogueTransaction). */
+export function runsCatalogueTransactions(db: Db, transaction: CatalogueTransaction): void {
+  hooksOf(db).transaction = transaction;
 }
 
 // Per database handle, by name: an app registers its hooks on the database it was given, and a
@@ -75,10 +89,10 @@ export function committedVersion(db: Db): number | undefined {
 /**
  * A catalogue write's first statement: the change log deferred, where the database tells versions
  * the notices asked for (at the level that sends them, whatever the server's default), and whether
- * each hook is wanted. It is kept planned (db/prepared.ts) under a name made from its text, the same
- * for the same hooks.
+ * each hook is wanted. Sent with BEGIN where the database runs the transaction itself; else kept
+ * planned (db/prepared.ts) under a name made from its text, the same for the same hooks.
  */
-function opening(tx: Tx, registered: WriteHooks) {
+function opening(db: Db | Tx, registered: WriteHooks) {
   const hooks = [...registered.hooks.values()];
   const tell: Record<string, SQL> = registered.told
     ? {
@@ -86,15 +100,13 @@ function opening(tx: Tx, registered: WriteHooks) {
         notices: sql`set_config('client_min_messages', 'notice', true)`,
       }
     : {};
-  const query = tx
-    .select({
-      deferred: sql`set_config('catalogue.deferred', 'on', true)`,
-      ...tell,
-      ...Object.fromEntries(hooks.map((h, i) => [`h${i}`, sql<boolean>`(${h.wanted()})`])),
-    })
-    .from(sql`(select) as opening`);
-  registered.openingName ??= `catalogue_write_${createHash('sha256').update(query.toSQL().sql).digest('hex').slice(0, 16)}`;
-  return { hooks, query: query.prepare(registered.openingName) };
+  const columns = {
+    deferred: sql`set_config('catalogue.deferred', 'on', true)`,
+    ...tell,
+    ...Object.fromEntries(hooks.map((h, i) => [`h${i}`, sql<boolean>`(${h.wanted()})`])),
+  };
+  const query = db.select(columns).from(sql`(select) as opening`);
+  return { hooks, query, names: Object.keys(columns) };
 }
 
 /**
@@ -110,14 +122,24 @@ export async function catalogueWrite<T>(db: Db, run: (tx: Tx) => Promise<T>): Pr
   const registered = hooksOf(db);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(async (tx) => {
-        // Read at the write's start rather than its end: a subscription or an alert made while the
-        // write runs is as concurrent with it either way.
-        const { hooks, query } = opening(tx, registered);
-        const [wanted] = (await query.execute()) as Record<string, unknown>[];
+      // The hooks wanted are read by the opening, at the write's start rather than its end: a
+      // subscription or an alert made while the write runs is as concurrent with it either way.
+      const write = (hooks: CatalogueWriteHook[]) => async (tx: Tx, wanted: Record<string, unknown> | undefined) => {
         const result = await run(tx);
         for (const [i, hook] of hooks.entries()) if (wanted?.[`h${i}`] === true) await hook.run(tx);
         return result;
+      };
+      if (registered.transaction) {
+        const { hooks, query, names } = opening(db, registered);
+        // The row's columns, named as drizzle names them (in the order selected).
+        const named = (row: unknown[]) => Object.fromEntries(names.map((name, i) => [name, row[i]]));
+        return await registered.transaction(query.getSQL(), (tx, opened) => write(hooks)(tx, named(opened)));
+      }
+      return await db.transaction(async (tx) => {
+        const { hooks, query } = opening(tx, registered);
+        registered.openingName ??= `catalogue_write_${createHash('sha256').update(query.toSQL().sql).digest('hex').slice(0, 16)}`;
+        const [wanted] = (await query.prepare(registered.openingName).execute()) as Record<string, unknown>[];
+        return write(hooks)(tx, wanted);
       });
     } catch (err) {
       const code = pgError(err)?.code;

@@ -123,8 +123,8 @@ describe('the hooks of a catalogue write', () => {
     onCatalogueWrite(db, 'probe', { wanted: () => sql`true`, run: async () => void ran.push('first') });
     await write();
     await write();
-    // The same name, another question: the write's opening statement is another one (on PostgreSQL,
-    // kept planned under another name).
+    // The same name, another question: the write's opening statement is another one (sent with BEGIN
+    // on PostgreSQL, its columns read in order; embedded, kept planned under another name).
     onCatalogueWrite(db, 'probe', { wanted: () => sql`1 = 0`, run: async () => void ran.push('second') });
     await write();
     onCatalogueWrite(db, 'probe', {
