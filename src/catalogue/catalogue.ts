@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type Clock, systemClock } from '../core/clock.js';
 import type { Database } from '../db/connect.js';
-import { committedVersion } from '../db/write.js';
+import type { Told } from '../db/write.js';
 import { pruneChangeHistory } from '../history/prune.js';
 import { approvalEnded } from './approval.js';
 import { HeardChanges } from './heard-changes.js';
@@ -177,19 +177,29 @@ export class Catalogue {
   }
 
   /**
-   * Resolves once this instance serves every catalogue write this process has committed, for a
-   * writer's answer to hold its own write. On PostgreSQL each catalogue write is told at COMMIT the
-   * version it took (db/write.ts), and that version's announcement, which every instance hears and
-   * applies, brings it here: no read of the change log for the writer (one round trip a write). As
-   * refresh() where the database does not tell versions (embedded), or while changes may not be
-   * reaching this instance, or once SERVED_WAIT_MS passed without the announcement. Never rejects.
+   * Runs `write` (catalogue writes given `told`, db/write.ts) and resolves with its result once this
+   * instance serves what it wrote, for a writer's answer to hold its own write. On PostgreSQL each
+   * write is told the version its COMMIT took, and that version's announcement, which every instance
+   * hears and applies, brings it here: no read of the change log for the writer. A write that changed
+   * nothing waits for nothing. As refresh() where the database does not tell versions (embedded);
+   * while changes may not be reaching this instance; when the version told is not above the one
+   * held when the write began (the database was replaced by an older one: its log must say); or once
+   * SERVED_WAIT_MS passed without the announcement.
    */
-  served(): Promise<void> {
-    const written = committedVersion(this.database.db);
-    if (written === undefined || this.stale || this.#closed) return this.refresh();
-    if (this.#snapshot.version >= written) return Promise.resolve();
+  async served<T>(write: (told: Told) => Promise<T>): Promise<T> {
+    const before = this.#snapshot.version;
+    const told: Told = {};
+    const result = await write(told);
+    await this.#holds(told.version, before);
+    return result;
+  }
+
+  #holds(version: number | null | undefined, before: number): Promise<void> {
+    if (version === null) return Promise.resolve();
+    if (version === undefined || version <= before || this.stale || this.#closed) return this.refresh();
+    if (this.#snapshot.version >= version) return Promise.resolve();
     return new Promise((resolve) => {
-      const waiter = { version: written, resolve };
+      const waiter = { version, resolve };
       const fallback = setTimeout(() => {
         this.#versionWaiters = this.#versionWaiters.filter((w) => w !== waiter);
         void this.refresh().then(resolve);

@@ -12,7 +12,7 @@ import {
 } from './database.js';
 import { runsNamedStatements } from './prepared.js';
 import * as schema from './schema.js';
-import { runsCatalogueTransactions, type Tx, tellsVersions } from './write.js';
+import { runsCatalogueTransactions, type Tx, toldVersion } from './write.js';
 
 /**
  * LISTEN on a dedicated connection, re-established with backoff if it drops; on reconnect the
@@ -94,10 +94,6 @@ export async function openPostgres(url: string): Promise<Database> {
   // an outage (503), and the pool drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
-  // The versions each catalogue write's COMMIT took, told on its own connection before COMMIT
-  // answers (db/write.ts): its answer waits for them, not for a read of the change log.
-  const heard = tellsVersions(db);
-  pool.on('connect', (client) => client.on('notice', (notice) => heard(notice.message)));
   const dialect = new PgDialect();
   // Values read as drizzle's own driver reads them (times and dates as PostgreSQL writes them).
   const asWritten = new Set([1082, 1114, 1115, 1182, 1184, 1185, 1186, 1187, 1231]);
@@ -115,8 +111,16 @@ export async function openPostgres(url: string): Promise<Database> {
   const { schema: tables, fullSchema, tableNamesMap } = (db as unknown as NodePgDatabase<typeof schema>)._;
   if (!tables) throw new Error('drizzle was given no schema');
   const relational = { schema: tables, fullSchema, tableNamesMap };
+  // The version its COMMIT took comes as a notice on its own connection, before COMMIT answers
+  // (migration 0029): the writer's answer waits for that version, not for a read of the change log.
   runsCatalogueTransactions(db, async (opening, run) => {
     const client = await pool.connect();
+    let version: number | null = null;
+    const heard = (notice: { message?: string }) => {
+      const told = toldVersion(notice.message);
+      if (told !== undefined) version = Math.max(version ?? 0, told);
+    };
+    client.on('notice', heard);
     let broken: Error | undefined;
     try {
       // The opening's values are the service's own (a time, flags): written into its text, escaped.
@@ -126,14 +130,19 @@ export async function openPostgres(url: string): Promise<Database> {
       const tx = new NodePgTransaction(dialect, session, relational) as unknown as Tx;
       const result = await run(tx, (results[1]?.rows[0] ?? []) as unknown[]);
       await client.query('commit');
-      return result;
+      return { result, version };
     } catch (err) {
-      // A connection that cannot even roll back goes out of the pool rather than back to it.
-      await client.query('rollback').catch((e: Error) => {
-        broken = e;
-      });
+      // A server that did not answer in time would not answer the ROLLBACK either: the connection is
+      // dropped instead (the server rolls back a transaction whose connection ends). So is one that
+      // cannot even roll back.
+      if (err instanceof Error && err.message === 'Query read timeout') broken = err;
+      else
+        await client.query('rollback').catch((e: Error) => {
+          broken = e;
+        });
       throw err;
     } finally {
+      client.off('notice', heard);
       client.release(broken);
     }
   });

@@ -12,6 +12,9 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
  * COMMIT, migration 0027). What a change causes elsewhere (a webhook's events) is then written
  * with it, whichever door made it. `wanted` says whether there is anyone to tell at all (a
  * subscription, an alert): read with the write's first statement, it costs no round trip of its own.
+ * On PostgreSQL that statement goes with BEGIN, its values written into its text: give `wanted` only
+ * the service's own strings, numbers and booleans, or values compared with a column (which encodes
+ * them: a Date against a timestamp column), never a Date or a Buffer of its own.
  */
 export interface CatalogueWriteHook {
   wanted: () => SQL;
@@ -20,22 +23,34 @@ export interface CatalogueWriteHook {
 
 /**
  * A database's hooks, the name its writes' opening statement is kept planned under (made from its
- * text), and, where the database tells each write the catalogue versions it took, the highest told.
+ * text), and how it runs a catalogue write's transaction itself, where it does (PostgreSQL).
  */
 interface WriteHooks {
   hooks: Map<string, CatalogueWriteHook>;
   openingName?: string;
-  told?: { latest: number };
   transaction?: CatalogueTransaction;
+}
+
+/**
+ * What a catalogue write was told of the catalogue version its COMMIT took (migration 0029): the
+ * version, null when it changed nothing, unset where the database does not tell (embedded). Over
+ * several writes, the latest.
+ */
+export interface Told {
+  version?: number | null;
 }
 
 /**
  * A catalogue write's transaction as a database runs it itself (PostgreSQL, db/postgres.ts): `BEGIN`
  * and the opening statement, its values written into its text, sent as one simple query (one round
  * trip: the driver waits for each statement's answer before it sends the next); then `run` with the
- * transaction and the opening's row (its columns in order); `COMMIT`, or `ROLLBACK` if anything failed.
+ * transaction and the opening's row (its columns in order); `COMMIT`, or `ROLLBACK` if anything
+ * failed. Resolves with `run`'s result and the version COMMIT told (null: none, nothing changed).
  */
-export type CatalogueTransaction = <T>(opening: SQL, run: (tx: Tx, opened: unknown[]) => Promise<T>) => Promise<T>;
+export type CatalogueTransaction = <T>(
+  opening: SQL,
+  run: (tx: Tx, opened: unknown[]) => Promise<T>,
+) => Promise<{ result: T; version: number | null }>;
 
 /** Has `db` run its catalogue writes' transactions with `transaction` (see CatalogueTransaction). */
 export function runsCatalogueTransactions(db: Db, transaction: CatalogueTransaction): void {
@@ -63,38 +78,21 @@ export function onCatalogueWrite(db: Db, name: string, hook: CatalogueWriteHook)
 
 const TOLD = /^catalogue version (\d+)$/;
 
-/**
- * Has every catalogue write on `db` ask PostgreSQL to tell it the versions it takes (migration 0029:
- * a notice, sent before COMMIT answers); returns what hears the notices of `db`'s connections.
- */
-export function tellsVersions(db: Db): (notice: string | undefined) => void {
-  const registered = hooksOf(db);
-  const told = { latest: 0 };
-  registered.told = told;
-  registered.openingName = undefined; // another text: another name
-  return (notice) => {
-    const version = TOLD.exec(notice ?? '')?.[1];
-    if (version !== undefined) told.latest = Math.max(told.latest, Number(version));
-  };
+/** The version a notice of migration 0029 tells (`catalogue version 42`), or undefined for any other notice. */
+export function toldVersion(notice: string | undefined): number | undefined {
+  const version = TOLD.exec(notice ?? '')?.[1];
+  return version === undefined ? undefined : Number(version);
 }
 
 /**
- * The latest catalogue version a catalogue write of this process committed, as the database told it
- * (once its COMMIT answered, its version is here); undefined where the database does not tell.
- */
-export function committedVersion(db: Db): number | undefined {
-  return writeHooks.get(db)?.told?.latest;
-}
-
-/**
- * A catalogue write's first statement: the change log deferred, where the database tells versions
- * the notices asked for (at the level that sends them, whatever the server's default), and whether
- * each hook is wanted. Sent with BEGIN where the database runs the transaction itself; else kept
+ * A catalogue write's first statement: the change log deferred, and whether each hook is wanted.
+ * Where the database runs the transaction itself, it is sent with BEGIN and asks for the notice that
+ * tells the version (at the level that sends it, whatever the server's default); else it is kept
  * planned (db/prepared.ts) under a name made from its text, the same for the same hooks.
  */
 function opening(db: Db | Tx, registered: WriteHooks) {
   const hooks = [...registered.hooks.values()];
-  const tell: Record<string, SQL> = registered.told
+  const tell: Record<string, SQL> = registered.transaction
     ? {
         tell: sql`set_config('catalogue.tell', 'on', true)`,
         notices: sql`set_config('client_min_messages', 'notice', true)`,
@@ -116,9 +114,10 @@ function opening(db: Db | Tx, registered: WriteHooks) {
  * trips, which wait on its event loop (under saturated reads, 5 writers queued for it on average).
  * Writers take that lock last, after their own row locks, so it cannot close a deadlock among them;
  * a transaction PostgreSQL aborted as a deadlock or serialization loser is still retried.
- * Constraint violations come out as WriteRefused (db/pg-error.ts).
+ * Constraint violations come out as WriteRefused (db/pg-error.ts). `told`, when given, learns the
+ * version the write's COMMIT took (Told), for its answer to wait until it is served.
  */
-export async function catalogueWrite<T>(db: Db, run: (tx: Tx) => Promise<T>): Promise<T> {
+export async function catalogueWrite<T>(db: Db, run: (tx: Tx) => Promise<T>, told?: Told): Promise<T> {
   const registered = hooksOf(db);
   for (let attempt = 1; ; attempt++) {
     try {
@@ -133,7 +132,11 @@ export async function catalogueWrite<T>(db: Db, run: (tx: Tx) => Promise<T>): Pr
         const { hooks, query, names } = opening(db, registered);
         // The row's columns, named as drizzle names them (in the order selected).
         const named = (row: unknown[]) => Object.fromEntries(names.map((name, i) => [name, row[i]]));
-        return await registered.transaction(query.getSQL(), (tx, opened) => write(hooks)(tx, named(opened)));
+        const { result, version } = await registered.transaction(query.getSQL(), (tx, opened) =>
+          write(hooks)(tx, named(opened)),
+        );
+        if (told) told.version = Math.max(told.version ?? 0, version ?? 0) || null;
+        return result;
       }
       return await db.transaction(async (tx) => {
         const { hooks, query } = opening(tx, registered);

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/connect.js';
 import { stageSessions } from '../../db/schema.js';
-import { catalogueWrite, type Tx } from '../../db/write.js';
+import { catalogueWrite, type Told, type Tx } from '../../db/write.js';
 import { WriteRefused } from '../../db/write-refused.js';
 import type { Actor } from '../../history/actor.js';
 import { recordChanges } from '../../history/record.js';
@@ -24,39 +24,44 @@ export async function changePlaces(
   scope: WriteScope,
   idempotency: Idempotency | undefined,
   actor: Actor,
+  told?: Told,
 ): Promise<{ session: AdminSession; replayed: boolean }> {
-  return catalogueWrite(db, async (tx) => {
-    if (idempotency) {
-      const stored = await claimIdempotencyKey(tx, idempotency);
-      if (stored) return { session: stored, replayed: true };
-    }
-    const [row] = await tx
-      .update(stageSessions)
-      .set({ spotsAvailable: sql`${stageSessions.spotsAvailable} + ${change}`, updatedAt: sql`now()` })
-      .where(
-        and(
-          eq(stageSessions.id, id),
-          eq(stageSessions.status, 'scheduled'),
-          scope.centreId === null ? undefined : eq(stageSessions.centreId, scope.centreId),
-          sql`${stageSessions.spotsAvailable} + ${change} between 0 and ${stageSessions.capacity} - ${stageSessions.heldHere}`,
-        ),
-      )
-      .returning();
-    if (!row) throw await whyUnchanged(tx, id, change, scope);
-    const session = sessionView(row);
-    await recordChanges(tx, actor, [
-      {
-        centreId: row.centreId,
-        entity: 'session',
-        entityId: id,
-        field: 'spotsAvailable',
-        oldValue: String(row.spotsAvailable - change),
-        newValue: String(row.spotsAvailable),
-      },
-    ]);
-    if (idempotency) await rememberAnswer(tx, idempotency, session);
-    return { session, replayed: false };
-  });
+  return catalogueWrite(
+    db,
+    async (tx) => {
+      if (idempotency) {
+        const stored = await claimIdempotencyKey(tx, idempotency);
+        if (stored) return { session: stored, replayed: true };
+      }
+      const [row] = await tx
+        .update(stageSessions)
+        .set({ spotsAvailable: sql`${stageSessions.spotsAvailable} + ${change}`, updatedAt: sql`now()` })
+        .where(
+          and(
+            eq(stageSessions.id, id),
+            eq(stageSessions.status, 'scheduled'),
+            scope.centreId === null ? undefined : eq(stageSessions.centreId, scope.centreId),
+            sql`${stageSessions.spotsAvailable} + ${change} between 0 and ${stageSessions.capacity} - ${stageSessions.heldHere}`,
+          ),
+        )
+        .returning();
+      if (!row) throw await whyUnchanged(tx, id, change, scope);
+      const session = sessionView(row);
+      await recordChanges(tx, actor, [
+        {
+          centreId: row.centreId,
+          entity: 'session',
+          entityId: id,
+          field: 'spotsAvailable',
+          oldValue: String(row.spotsAvailable - change),
+          newValue: String(row.spotsAvailable),
+        },
+      ]);
+      if (idempotency) await rememberAnswer(tx, idempotency, session);
+      return { session, replayed: false };
+    },
+    told,
+  );
 }
 
 /** The conditional UPDATE matched nothing: says why (unknown, another centre's, cancelled, out of range). */

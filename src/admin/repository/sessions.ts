@@ -2,7 +2,7 @@ import { and, asc, eq, gt, gte, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../db/connect.js';
 import { centres, stageSessions } from '../../db/schema.js';
-import { catalogueWrite, type Tx } from '../../db/write.js';
+import { catalogueWrite, type Told, type Tx } from '../../db/write.js';
 import { WriteRefused } from '../../db/write-refused.js';
 import type { Actor } from '../../history/actor.js';
 import { sessionChanges } from '../../history/changes.js';
@@ -41,41 +41,46 @@ export async function putSession(
   ifMatch: string | undefined,
   clock: Clock,
   actor: Actor,
+  told?: Told,
 ): Promise<{ created: boolean; session: AdminSession }> {
   if (scope.centreId !== null && input.centreId !== scope.centreId) throw forbiddenCentre();
-  return catalogueWrite(db, async (tx) => {
-    const [current] = await lockSession(tx, id);
-    if (current && scope.centreId !== null && current.centreId !== scope.centreId) throw forbiddenCentre();
-    if (!matches(ifMatch, current ? etagOf(sessionView(current)) : undefined)) throw preconditionFailed();
-    const [centre] = await tx
-      .select({ id: centres.id, deptCode: centres.deptCode })
-      .from(centres)
-      .where(eq(centres.id, input.centreId));
-    if (!centre)
-      throw new WriteRefused(400, 'invalid_body', 'centreId: no centre has this id.', [
-        { name: 'centreId', reason: 'no centre has this id; create it first (PUT /api/admin/centres/{id})' },
-      ]);
-    const values = sessionValues(input, current?.heldHere);
-    const late = declarationIssue(values, todayFor(clock, centre.deptCode), current);
-    if (late) throw declarationRefused(late);
-    if (current) checkGroup(values.capacity, current.heldHere);
-    if (current && sameSession(current, values)) return { created: false, session: sessionView(current) };
-    // The row written holds `values` as they are (the one trigger that alters a written row sets
-    // held_here, which no history shows): its history is known before.
-    const history = historyWith(tx, actor, sessionChanges(id, current, values));
-    const write = history ? tx.with(history) : tx;
-    const [row] = current
-      ? await write
-          .update(stageSessions)
-          .set({ ...values, updatedAt: sql`now()` })
-          .where(eq(stageSessions.id, id))
-          .returning()
-      : await write
-          .insert(stageSessions)
-          .values({ id, ...values })
-          .returning();
-    return { created: !current, session: sessionView(row as SessionRow) };
-  });
+  return catalogueWrite(
+    db,
+    async (tx) => {
+      const [current] = await lockSession(tx, id);
+      if (current && scope.centreId !== null && current.centreId !== scope.centreId) throw forbiddenCentre();
+      if (!matches(ifMatch, current ? etagOf(sessionView(current)) : undefined)) throw preconditionFailed();
+      const [centre] = await tx
+        .select({ id: centres.id, deptCode: centres.deptCode })
+        .from(centres)
+        .where(eq(centres.id, input.centreId));
+      if (!centre)
+        throw new WriteRefused(400, 'invalid_body', 'centreId: no centre has this id.', [
+          { name: 'centreId', reason: 'no centre has this id; create it first (PUT /api/admin/centres/{id})' },
+        ]);
+      const values = sessionValues(input, current?.heldHere);
+      const late = declarationIssue(values, todayFor(clock, centre.deptCode), current);
+      if (late) throw declarationRefused(late);
+      if (current) checkGroup(values.capacity, current.heldHere);
+      if (current && sameSession(current, values)) return { created: false, session: sessionView(current) };
+      // The row written holds `values` as they are (the one trigger that alters a written row sets
+      // held_here, which no history shows): its history is known before.
+      const history = historyWith(tx, actor, sessionChanges(id, current, values));
+      const write = history ? tx.with(history) : tx;
+      const [row] = current
+        ? await write
+            .update(stageSessions)
+            .set({ ...values, updatedAt: sql`now()` })
+            .where(eq(stageSessions.id, id))
+            .returning()
+        : await write
+            .insert(stageSessions)
+            .values({ id, ...values })
+            .returning();
+      return { created: !current, session: sessionView(row as SessionRow) };
+    },
+    told,
+  );
 }
 
 /**
@@ -119,8 +124,9 @@ export async function patchSession(
   validate: (merged: Record<string, unknown>) => ParameterError[],
   clock: Clock,
   actor: Actor,
+  told?: Told,
 ): Promise<AdminSession> {
-  return catalogueWrite(db, (tx) => patchSessionIn(tx, id, patch, scope, ifMatch, validate, clock, actor));
+  return catalogueWrite(db, (tx) => patchSessionIn(tx, id, patch, scope, ifMatch, validate, clock, actor), told);
 }
 
 /** `patchSession` in a catalogue write the caller holds, for a change made with others (a cancellation and its emails). */

@@ -61,10 +61,11 @@ export const placesRoutes: FastifyPluginAsyncZod = async (app) => {
         request,
         'session',
         id,
-        changePlaces(db, id, request.body.change, scopeOf(request), idempotency, actorOf(request.identity)),
+        // The answer waits until this instance serves the change, so that the writer reads its own write.
+        app.catalogue.served((told) =>
+          changePlaces(db, id, request.body.change, scopeOf(request), idempotency, actorOf(request.identity), told),
+        ),
       );
-      // The answer waits until this instance serves the change, so that the writer reads its own write.
-      if (!replayed) await app.catalogue.served();
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.header('etag', etagOf(session)).send(session);
     },

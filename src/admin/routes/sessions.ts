@@ -100,8 +100,6 @@ const patchSchema = {
 /** /api/admin/sessions and /api/admin/sessions/{id}: list, read, create or replace, change. */
 export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
   const db = app.database.db;
-  // The answer waits until this instance serves the change, so that the writer reads its own write.
-  const served = () => app.catalogue.served();
 
   app.get('/api/admin/sessions', { schema: listSchema }, async (request, reply) => {
     const scope = scopeOf(request);
@@ -130,16 +128,19 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.put('/api/admin/sessions/:id', { schema: putSchema }, async (request, reply) => {
-    const { created, session } = await putSession(
-      db,
-      request.params.id,
-      request.body,
-      scopeOf(request),
-      ifMatch(request),
-      app.clock,
-      actorOf(request.identity),
+    // The answer waits until this instance serves the change, so that the writer reads its own write.
+    const { created, session } = await app.catalogue.served((told) =>
+      putSession(
+        db,
+        request.params.id,
+        request.body,
+        scopeOf(request),
+        ifMatch(request),
+        app.clock,
+        actorOf(request.identity),
+        told,
+      ),
     );
-    await served();
     return reply
       .code(created ? 201 : 200)
       .header('etag', etagOf(session))
@@ -152,18 +153,20 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
       request,
       'session',
       id,
-      patchSession(
-        db,
-        id,
-        request.body,
-        scopeOf(request),
-        ifMatch(request),
-        validateMerged,
-        app.clock,
-        actorOf(request.identity),
+      app.catalogue.served((told) =>
+        patchSession(
+          db,
+          id,
+          request.body,
+          scopeOf(request),
+          ifMatch(request),
+          validateMerged,
+          app.clock,
+          actorOf(request.identity),
+          told,
+        ),
       ),
     );
-    await served();
     return reply.header('etag', etagOf(session)).send(session);
   });
 };
