@@ -10,7 +10,10 @@
  * the log's trigger) at CHANGE_COST_RATE a second (default 50) for CHANGE_COST_SECONDS (default 10),
  * in CHANGE_COST_ROUNDS rounds (default 3) after a warm-up. With CHANGE_COST_VIA=patch, the changes are
  * PATCHes sent to the instances in turn instead (as bench:scale sends them): each instance then also
- * pays for the writes it makes. CHANGE_COST_PROFILE=<dir>: each instance runs with --cpu-prof into <dir>/<n>. CHANGE_COST_NODE_ARGS: node options for every instance (space-separated). Each instance has one change stream open
+ * pays for the writes it makes. With CHANGE_COST_VIA=patch-one, each round sends CHANGE_COST_COUNT
+ * PATCHes (default 500) to each build in turn, one at a time, as fast as they are answered: what one
+ * PATCH costs its instance and PostgreSQL, and how long it takes, the builds alternated round by
+ * round (the others only hear those changes meanwhile). CHANGE_COST_PROFILE=<dir>: each instance runs with --cpu-prof into <dir>/<n>. CHANGE_COST_NODE_ARGS: node options for every instance (space-separated). Each instance has one change stream open
  * (as bench:scale has). Prints each build's CPU per change, every round and the median, and PostgreSQL's
  * (every server process on this machine, whichever build's changes it served).
  *
@@ -36,6 +39,7 @@ const ROUNDS = Number(process.env.CHANGE_COST_ROUNDS ?? 3);
 const PROFILE = process.env.CHANGE_COST_PROFILE;
 const NODE_ARGS = (process.env.CHANGE_COST_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const VIA = process.env.CHANGE_COST_VIA ?? 'sql';
+const COUNT = Number(process.env.CHANGE_COST_COUNT ?? 500);
 const ADMIN_URL = process.env.CHANGE_COST_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const BASE_PORT = Number(process.env.CHANGE_COST_PORT ?? 4861);
 const NAME = 'scale_bench_change_cost';
@@ -151,6 +155,12 @@ async function main(): Promise<void> {
       return RATE * seconds;
     };
     const pids = children.map((c) => c.pid as number);
+    if (VIA === 'patch-one') {
+      await patchOneAtATime(pids, (i) =>
+        patch(BASE_PORT + i, targets[n % targets.length] as string, 15000 + (n++ % 9973)),
+      );
+      return;
+    }
     await changeFor(3); // warm-up
     const perChange: number[][] = SERVICES.map(() => []);
     const postgresPerChange: number[] = [];
@@ -184,6 +194,58 @@ async function main(): Promise<void> {
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))));
     await database.close();
     await runOnServer(ADMIN_URL, `drop database if exists ${NAME} with (force)`);
+  }
+}
+
+/**
+ * CHANGE_COST_VIA=patch-one: COUNT PATCHes one at a time to each build in turn, ROUNDS times; prints
+ * each build's CPU per PATCH (its instance, PostgreSQL's server processes) and latency, by round.
+ */
+async function patchOneAtATime(pids: number[], patchTo: (i: number) => Promise<void>): Promise<void> {
+  const send = async (i: number, count: number) => {
+    const took: number[] = [];
+    for (let k = 0; k < count; k++) {
+      const begin = performance.now();
+      await patchTo(i);
+      took.push(performance.now() - begin);
+    }
+    return took.sort((a, b) => a - b);
+  };
+  for (const i of pids.keys()) await send(i, 200); // warm-up
+  const rounds: string[][] = pids.map(() => []);
+  const figures: { instance: number[]; postgres: number[]; p50: number[] }[] = pids.map(() => ({
+    instance: [],
+    postgres: [],
+    p50: [],
+  }));
+  for (let r = 0; r < ROUNDS; r++)
+    for (const [i, pid] of pids.entries()) {
+      await sleep(500);
+      const before = cpuMs(pid);
+      const postgresBefore = postgresCpuMs();
+      const took = await send(i, COUNT);
+      await sleep(200); // its last announcement heard by the others
+      const instance = ((cpuMs(pid) - before) / COUNT) * 1000;
+      const postgres = (spentBetween(postgresBefore, postgresCpuMs()) / COUNT) * 1000;
+      const p50 = took[Math.floor(COUNT / 2)] as number;
+      const f = figures[i] as { instance: number[]; postgres: number[]; p50: number[] };
+      f.instance.push(instance);
+      f.postgres.push(postgres);
+      f.p50.push(p50);
+      rounds[i]?.push(`${instance.toFixed(0)}/${postgres.toFixed(0)} µs ${p50.toFixed(2)} ms`);
+    }
+  const first = figures[0] as { instance: number[]; postgres: number[]; p50: number[] };
+  // The machine's speed drifts over a run: a build's rounds compare best with the first build's same rounds.
+  const against = (xs: number[], ys: number[]) => median(xs.map((x, r) => x - (ys[r] as number)));
+  for (const [i, dir] of SERVICES.entries()) {
+    const f = figures[i] as { instance: number[]; postgres: number[]; p50: number[] };
+    if (i > 0)
+      console.log(
+        `${dir} against ${SERVICES[0]}, median of the rounds' differences: its instance ${against(f.instance, first.instance).toFixed(0)} µs, PostgreSQL ${against(f.postgres, first.postgres).toFixed(0)} µs, p50 ${against(f.p50, first.p50).toFixed(2)} ms`,
+      );
+    console.log(
+      `${dir}: one PATCH at a time, CPU of its instance ${median(f.instance).toFixed(0)} µs, of PostgreSQL ${median(f.postgres).toFixed(0)} µs, p50 ${median(f.p50).toFixed(2)} ms (medians; rounds, instance/PostgreSQL and p50: ${rounds[i]?.join(', ')})`,
+    );
   }
 }
 
