@@ -9,6 +9,7 @@ import { type CatalogueDelta, CatalogueSnapshot, type CentreRecord, type UrlBuil
 import { type Announcement, announcementOf } from './recent-changes.js';
 import { loadCatalogue, pruneHistory, readChangesSince, type StoredCatalogue, touchEndedCentre } from './repository.js';
 import { keepCopyCurrent, readWithCopy } from './stored-copy.js';
+import { Waiters } from './waiters.js';
 
 /** How long the change log and stored idempotent answers are kept, and how often they are pruned. */
 export const HISTORY_KEEP_MS = 24 * 3600 * 1000;
@@ -57,9 +58,9 @@ export class Catalogue {
   /** Reads of the change log since start. */
   #reads = 0;
   readonly #heardChanges = new HeardChanges();
-  #waiters: { after: number; resolve: () => void }[] = [];
+  readonly #waiters = new Waiters();
   /** The writers waiting for the snapshot to reach a version (served()). */
-  #versionWaiters: { version: number; resolve: () => void }[] = [];
+  readonly #versionWaiters = new Waiters();
   #unlisten: (() => Promise<void>) | undefined;
   #listening = true;
   #lastRefreshFailed = false;
@@ -170,7 +171,7 @@ export class Catalogue {
    * a caller waits for at most the one in flight and the next, not for the stream to pause.
    */
   refresh(): Promise<void> {
-    const done = new Promise<void>((resolve) => this.#waiters.push({ after: this.#begun + 1, resolve }));
+    const done = this.#waiters.wait(this.#begun + 1);
     if (this.#updating) this.#again = true;
     else this.#catchUpLoop();
     return done;
@@ -199,29 +200,14 @@ export class Catalogue {
     if (version === undefined || version <= before || this.stale || this.#closed) return this.refresh();
     if (this.#snapshot.version >= version) return Promise.resolve();
     return new Promise((resolve) => {
-      const waiter = { version, resolve };
-      const fallback = setTimeout(() => {
-        this.#versionWaiters = this.#versionWaiters.filter((w) => w !== waiter);
-        void this.refresh().then(resolve);
-      }, SERVED_WAIT_MS);
+      // A waiter left by the fallback is resolved by the next version applied, or at close.
+      const fallback = setTimeout(() => void this.refresh().then(resolve), SERVED_WAIT_MS);
       fallback.unref();
-      waiter.resolve = () => {
+      void this.#versionWaiters.wait(version).then(() => {
         clearTimeout(fallback);
         resolve();
-      };
-      this.#versionWaiters.push(waiter);
+      });
     });
-  }
-
-  /** Resolves the writers waiting for a version the snapshot now holds (all of them once closed). */
-  #releaseVersions(): void {
-    const held = this.#closed ? Number.POSITIVE_INFINITY : this.#snapshot.version;
-    const still: { version: number; resolve: () => void }[] = [];
-    for (const w of this.#versionWaiters) {
-      if (w.version <= held) w.resolve();
-      else still.push(w);
-    }
-    this.#versionWaiters = still;
   }
 
   /** Catch-ups begun since the start: each applied an announced change or read the change log. */
@@ -280,28 +266,17 @@ export class Catalogue {
             this.#retry.unref();
           }
         } finally {
-          this.#release(begun);
+          this.#waiters.release(begun);
         }
       } while (this.#owed() && !this.#closed);
     })().finally(() => {
       this.#updating = undefined;
-      if (this.#waiters.length === 0 && !this.#owed()) return;
+      if (this.#waiters.size === 0 && !this.#owed()) return;
       // A caller or an announcement came after the last catch-up began (between the loop's end and
       // now): its own catch-up is still to run. Once closed, nobody will run it.
-      if (this.#closed) this.#release(Number.POSITIVE_INFINITY);
+      if (this.#closed) this.#waiters.release(Number.POSITIVE_INFINITY);
       else this.#catchUpLoop();
     });
-  }
-
-  /** Resolves the callers waiting for a catch-up numbered `begun` or earlier. */
-  #release(begun: number): void {
-    if (!this.#waiters.some((w) => w.after <= begun)) return;
-    const still: { after: number; resolve: () => void }[] = [];
-    for (const w of this.#waiters) {
-      if (w.after <= begun) w.resolve();
-      else still.push(w);
-    }
-    this.#waiters = still;
   }
 
   /**
@@ -313,7 +288,7 @@ export class Catalogue {
   async #catchUp(begun: number): Promise<void> {
     const previous = this.snapshot;
     this.#heardChanges.forgetUpTo(previous.version);
-    const mustRead = this.#heardChanges.readOwed || this.#waiters.some((w) => w.after <= begun);
+    const mustRead = this.#heardChanges.readOwed || this.#waiters.waitFor(begun);
     const heard = mustRead ? undefined : this.#heardChanges.takeAfter(previous.version);
     if (!heard) {
       this.#heardChanges.reading();
@@ -367,7 +342,7 @@ export class Catalogue {
     const ends = this.#snapshot.nextApprovalEnd;
     this.#snapshot = update.snapshot;
     if (update.snapshot.nextApprovalEnd !== ends) this.#watchApprovalEnd();
-    if (this.#versionWaiters.length > 0) this.#releaseVersions();
+    this.#versionWaiters.release(update.snapshot.version);
     for (const listener of this.#listeners) {
       try {
         listener(update);
@@ -384,7 +359,7 @@ export class Catalogue {
     clearTimeout(this.#approvalEnd);
     await this.#unlisten?.();
     await this.#updating;
-    this.#releaseVersions();
+    this.#versionWaiters.release(Number.POSITIVE_INFINITY);
     await this.#keepCopy();
   }
 

@@ -90,8 +90,7 @@ export function toldVersion(notice: string | undefined): number | undefined {
  * tells the version (at the level that sends it, whatever the server's default); else it is kept
  * planned (db/prepared.ts) under a name made from its text, the same for the same hooks.
  */
-function opening(db: Db | Tx, registered: WriteHooks) {
-  const hooks = [...registered.hooks.values()];
+function opening(db: Db | Tx, registered: WriteHooks, hooks: CatalogueWriteHook[]) {
   const tell: Record<string, SQL> = registered.transaction
     ? {
         tell: sql`set_config('catalogue.tell', 'on', true)`,
@@ -104,7 +103,7 @@ function opening(db: Db | Tx, registered: WriteHooks) {
     ...Object.fromEntries(hooks.map((h, i) => [`h${i}`, sql<boolean>`(${h.wanted()})`])),
   };
   const query = db.select(columns).from(sql`(select) as opening`);
-  return { hooks, query, names: Object.keys(columns) };
+  return { query, names: Object.keys(columns) };
 }
 
 /**
@@ -123,26 +122,25 @@ export async function catalogueWrite<T>(db: Db, run: (tx: Tx) => Promise<T>, tol
     try {
       // The hooks wanted are read by the opening, at the write's start rather than its end: a
       // subscription or an alert made while the write runs is as concurrent with it either way.
-      const write = (hooks: CatalogueWriteHook[]) => async (tx: Tx, wanted: Record<string, unknown> | undefined) => {
+      const hooks = [...registered.hooks.values()];
+      const write = async (tx: Tx, wanted: Record<string, unknown> | undefined) => {
         const result = await run(tx);
         for (const [i, hook] of hooks.entries()) if (wanted?.[`h${i}`] === true) await hook.run(tx);
         return result;
       };
       if (registered.transaction) {
-        const { hooks, query, names } = opening(db, registered);
+        const { query, names } = opening(db, registered, hooks);
         // The row's columns, named as drizzle names them (in the order selected).
         const named = (row: unknown[]) => Object.fromEntries(names.map((name, i) => [name, row[i]]));
-        const { result, version } = await registered.transaction(query.getSQL(), (tx, opened) =>
-          write(hooks)(tx, named(opened)),
-        );
+        const { result, version } = await registered.transaction(query.getSQL(), (tx, row) => write(tx, named(row)));
         if (told) told.version = Math.max(told.version ?? 0, version ?? 0) || null;
         return result;
       }
       return await db.transaction(async (tx) => {
-        const { hooks, query } = opening(tx, registered);
+        const { query } = opening(tx, registered, hooks);
         registered.openingName ??= `catalogue_write_${createHash('sha256').update(query.toSQL().sql).digest('hex').slice(0, 16)}`;
         const [wanted] = (await query.prepare(registered.openingName).execute()) as Record<string, unknown>[];
-        return write(hooks)(tx, wanted);
+        return write(tx, wanted);
       });
     } catch (err) {
       const code = pgError(err)?.code;
