@@ -92,6 +92,12 @@ const EnvSchema = z
       .min(1, 'SHUTDOWN_TIMEOUT_SECONDS must be at least 1')
       .max(3600, 'SHUTDOWN_TIMEOUT_SECONDS must be at most 3600')
       .default(30),
+    HEAP_GROWING_PERCENT: z.coerce
+      .number({ error: 'HEAP_GROWING_PERCENT must be a whole number from 0 to 300' })
+      .int('HEAP_GROWING_PERCENT must be a whole number from 0 to 300')
+      .min(0, 'HEAP_GROWING_PERCENT must be a whole number from 0 to 300')
+      .max(300, 'HEAP_GROWING_PERCENT must be a whole number from 0 to 300')
+      .default(50),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     RATE_LIMIT: z.enum(['on', 'off'], { error: 'RATE_LIMIT must be on or off' }).default('on'),
     MCP_ANSWER_CACHE: z.enum(['on', 'off'], { error: 'MCP_ANSWER_CACHE must be on or off' }).default('on'),
@@ -364,6 +370,8 @@ const EnvSchema = z
       /** Prometheus metrics on a listener of their own; off unless METRICS_PORT is set. */
       metrics:
         env.METRICS_PORT === undefined ? undefined : { port: env.METRICS_PORT, host: env.METRICS_HOST ?? env.HOST },
+      /** Once started, how far V8's old generation may grow between full collections, in % of the live heap (core/heap-growth.ts). */
+      heapGrowingPercent: env.HEAP_GROWING_PERCENT,
       /** SIGTERM/SIGINT: keep answering (health `draining`) for graceMs, then finish within timeoutMs. */
       shutdown: {
         graceMs: env.SHUTDOWN_GRACE_SECONDS * 1000,

@@ -7,6 +7,7 @@ import { countCentres } from './catalogue/repository.js';
 import { keepCopyCurrent } from './catalogue/stored-copy.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { dateIn, systemClock } from './core/clock.js';
+import { relaxHeapGrowth } from './core/heap-growth.js';
 import { type Database, openDatabase } from './db/connect.js';
 import { seedFromTemplate, stampCreation } from './db/pglite-template.js';
 
@@ -108,6 +109,8 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  // The read model is built: from now on, fewer full collections of it (core/heap-growth.ts).
+  relaxHeapGrowth(config.heapGrowingPercent);
   const base = config.publicBaseUrl;
   const where = config.database.kind === 'pglite' ? `embedded database in ${config.database.dataDir}` : 'PostgreSQL';
   console.log(`\nStages API listening on ${base} (${where})`);

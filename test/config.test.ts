@@ -63,6 +63,16 @@ describe('configuration', () => {
       expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration:\\n  ${Object.keys(env)[0]}: `));
   });
 
+  it('lets the heap grow by half between full collections once started, unless HEAP_GROWING_PERCENT says (0 to 300)', () => {
+    expect(loadConfig({}).heapGrowingPercent).toBe(50);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '100' }).heapGrowingPercent).toBe(100);
+    for (const bad of ['-1', '301', '12.5', 'half'])
+      expect(() => loadConfig({ HEAP_GROWING_PERCENT: bad })).toThrow(
+        /^Invalid configuration:\n {2}HEAP_GROWING_PERCENT: HEAP_GROWING_PERCENT must be a whole number from 0 to 300/,
+      );
+  });
+
   it('selects PostgreSQL with DATABASE_URL and turns the demo off with DEMO_CATALOGUE=false', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@h/db', DEMO_CATALOGUE: 'false' });
     expect(c.database).toEqual({ kind: 'postgres', url: 'postgres://u@h/db' });
