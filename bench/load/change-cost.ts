@@ -14,7 +14,7 @@
  * PATCHes (default 500) to each build in turn, one at a time, as fast as they are answered: what one
  * PATCH costs its instance and PostgreSQL, and how long it takes, the builds alternated round by
  * round (the others only hear those changes meanwhile). CHANGE_COST_PROFILE=<dir>: each instance runs with --cpu-prof into <dir>/<n>. CHANGE_COST_NODE_ARGS: node options for every instance (space-separated). Each instance has one change stream open
- * (as bench:scale has). Prints each build's CPU per change, every round and the median, and PostgreSQL's
+ * (as bench:scale has). Prints each build's CPU per change, every round and the median, its instance's RSS at the end and at most, and PostgreSQL's
  * (every server process on this machine, whichever build's changes it served).
  *
  *   npx tsx bench/load/change-cost.ts    (CHANGE_COST_SCALE 10 for ten times the demo; ports 4861…)
@@ -69,6 +69,12 @@ const postgresCpuMs = () => {
 /** The CPU spent between two readings by the processes in both (one that ended or began between is left out). */
 const spentBetween = (before: Map<number, number>, after: Map<number, number>) =>
   [...after].reduce((sum, [pid, ms]) => sum + (before.has(pid) ? ms - (before.get(pid) as number) : 0), 0);
+/** The RSS of process `pid` now and the most it held (VmHWM), in MB. */
+const memoryMb = (pid: number) => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? Number.NaN);
+  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
@@ -181,8 +187,9 @@ async function main(): Promise<void> {
     );
     for (const [i, dir] of SERVICES.entries()) {
       const xs = perChange[i] as number[];
+      const { rss, peak } = memoryMb(pids[i] as number);
       console.log(
-        `${dir}: CPU per change ${median(xs).toFixed(0)} µs (rounds ${xs.map((x) => x.toFixed(0)).join(', ')}; idle seconds around each round included)`,
+        `${dir}: CPU per change ${median(xs).toFixed(0)} µs (rounds ${xs.map((x) => x.toFixed(0)).join(', ')}; idle seconds around each round included); RSS ${rss} MB, at most ${peak} MB`,
       );
     }
     console.log(
