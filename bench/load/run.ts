@@ -3,7 +3,9 @@
  * read from package.json), a bare node:http server answering the same bytes and a
  * Fastify route answering them (the framework's share), with the same load generator and
  * connections, one after the other, and prints requests/s, p99 latency and the ratios
- * service/bare and Fastify/bare for each scenario; then the same service with rate limiting on
+ * service/bare and Fastify/bare for each scenario; for the answers made on every request, also a
+ * bare node:http server making them with the service's own search and rendering (floor-server.ts,
+ * the work's share) and the ratio floor/bare; then the same service with rate limiting on
  * (every tier's budget too large to reach), and the ratio limiter on/off. Not part of `npm test`.
  *
  * Options (environment): BENCH_DURATION seconds per run (default 10), BENCH_ROUNDS how many times each
@@ -72,7 +74,7 @@ async function startService(port: number, env: Record<string, string>): Promise<
 /** A yardstick's script, beside this one. */
 const yardstick = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
-/** A yardstick (bare-server.ts or fastify-server.ts) replaying the recorded bodies; `port` 0 for any. */
+/** A yardstick (bare-server.ts, fastify-server.ts; floor-server.ts ignores them) fed the recorded bodies; `port` 0 for any. */
 async function startYardstick(
   script: string,
   bodies: Record<string, string>,
@@ -80,7 +82,13 @@ async function startYardstick(
 ): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, BARE_PORT: String(listenOn), FASTIFY_PORT: String(listenOn) },
+    env: {
+      ...process.env,
+      BARE_PORT: String(listenOn),
+      FASTIFY_PORT: String(listenOn),
+      FLOOR_PORT: String(listenOn),
+      SERVICE_DIR,
+    },
   });
   child.stdin?.end(JSON.stringify(bodies));
   const port = Number(await firstLine(child, /^\d+$/, 30_000));
@@ -121,7 +129,7 @@ async function load(port: number, s: Scenario): Promise<Result> {
 async function main() {
   await mkdir(DATA_DIR, { recursive: true });
   const scenarios = SCENARIOS.filter((s) => !ONLY || s.name.includes(ONLY));
-  // BENCH_PORT: the service, the rate-limited one, the bare and the Fastify servers on that port and the next three.
+  // BENCH_PORT: the service, the rate-limited one, the bare, the Fastify and the floor servers on that port and the next four.
   const port = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : 39_000 + Math.floor(Math.random() * 1000);
   const logLevel: Record<string, string> = process.env.BENCH_LOG_LEVEL
     ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL }
@@ -160,7 +168,20 @@ async function main() {
     const fixedPorts = Boolean(process.env.BENCH_PORT);
     const bare = await startYardstick(yardstick('bare-server.ts'), bodies, fixedPorts ? port + 2 : 0);
     const framework = await startYardstick(yardstick('fastify-server.ts'), bodies, fixedPorts ? port + 3 : 0);
+    const floor = scenarios.some((s) => s.floor)
+      ? await startYardstick(yardstick('floor-server.ts'), {}, fixedPorts ? port + 4 : 0)
+      : undefined;
     try {
+      for (const s of scenarios.filter((s) => s.floor))
+        for (const path of s.paths ?? [s.path]) {
+          const res = await fetch(`http://127.0.0.1:${floor?.port}${path}`);
+          await res.arrayBuffer();
+          // It builds today's demo catalogue in memory: a data directory made on another day differs.
+          if (res.status !== 200)
+            throw new Error(
+              `${s.name}: the floor server answered ${res.status} to ${path}; is ${DATA_DIR} from today?`,
+            );
+        }
       console.log(
         `\n${DURATION} s per run, ${ROUNDS} round${ROUNDS > 1 ? 's (medians)' : ''}, ${CONNECTIONS} connections, autocannon, Node ${process.version}\n`,
       );
@@ -174,6 +195,7 @@ async function main() {
         'fastify req/s'.padStart(14),
         'ratio'.padStart(6),
         'fastify/bare'.padStart(13),
+        'floor/bare'.padStart(11),
         '│',
         'limiter on'.padStart(10),
         'on/off'.padStart(7),
@@ -181,12 +203,13 @@ async function main() {
       for (const s of scenarios) {
         // Rounds interleaved (service, bare, Fastify, limited, then again), so that a slow spell of
         // the shared machine falls on all four; each figure is the median of its rounds.
-        const runs: { svc: Result; ref: Result; fw: Result; lim: Result }[] = [];
+        const runs: { svc: Result; ref: Result; fw: Result; fl?: Result; lim: Result }[] = [];
         for (let round = 0; round < ROUNDS; round++) {
           runs.push({
             svc: await load(port, s),
             ref: await load(bare.port, s),
             fw: await load(framework.port, s),
+            ...(floor && s.floor ? { fl: await load(floor.port, s) } : {}),
             lim: await load(port + 1, s),
           });
         }
@@ -209,9 +232,10 @@ async function main() {
         const fw = { rps: median((r) => r.fw.rps), non2xx: median((r) => r.fw.non2xx) };
         const lim = { rps: median((r) => r.lim.rps), non2xx: median((r) => r.lim.non2xx) };
         const ratios = runs.map((r) => r.svc.rps / r.ref.rps).sort((a, b) => a - b);
-        if (svc.non2xx || ref.non2xx || fw.non2xx || lim.non2xx) {
+        const flNon2xx = median((r) => r.fl?.non2xx ?? 0);
+        if (svc.non2xx || ref.non2xx || fw.non2xx || flNon2xx || lim.non2xx) {
           console.log(
-            `  (non-2xx answers: service ${svc.non2xx}, bare ${ref.non2xx}, Fastify ${fw.non2xx}, limiter on ${lim.non2xx})`,
+            `  (non-2xx answers: service ${svc.non2xx}, bare ${ref.non2xx}, Fastify ${fw.non2xx}, floor ${flNon2xx}, limiter on ${lim.non2xx})`,
           );
         }
         const keys = (s.paths ?? [s.path]).flatMap((p) =>
@@ -234,6 +258,7 @@ async function main() {
           median((r) => r.fw.rps / r.ref.rps)
             .toFixed(2)
             .padStart(13),
+          (s.floor ? median((r) => (r.fl?.rps ?? 0) / r.ref.rps).toFixed(2) : '').padStart(11),
           '│',
           lim.rps.toFixed(0).padStart(10),
           median((r) => r.lim.rps / r.svc.rps)
@@ -245,6 +270,7 @@ async function main() {
     } finally {
       bare.child.kill();
       framework.child.kill();
+      floor?.child.kill();
     }
   } finally {
     for (const child of [service, limited]) {

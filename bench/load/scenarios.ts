@@ -14,6 +14,8 @@ export interface Scenario {
   uncached?: boolean;
   /** Many distinct POST bodies, sent in turn (one after the other across all connections). */
   bodies?: string[];
+  /** Made on every request (searched, or rendered): also loaded against floor-server.ts. */
+  floor?: boolean;
 }
 
 /** The page of the first bookable session in the Rhône: a real bookingUrl of the demo catalogue. */
@@ -26,9 +28,10 @@ async function sessionPage(base: string): Promise<string> {
 }
 
 /** `count` of the varied /api/stages searches, requested in turn. */
-function distinctSearches(name: string, count: number): Scenario {
+function distinctSearches(name: string, count: number, options: Pick<Scenario, 'floor'> = {}): Scenario {
   return {
     name,
+    ...options,
     method: 'GET',
     path: '/api/stages',
     get paths() {
@@ -42,14 +45,21 @@ function distinctSearches(name: string, count: number): Scenario {
 
 export const SCENARIOS: Scenario[] = [
   { name: 'page /stages/{id}', method: 'GET', path: '', resolvePath: sessionPage },
-  { name: 'page /stages/{id} uncached', method: 'GET', path: '', resolvePath: sessionPage, uncached: true },
+  {
+    name: 'page /stages/{id} uncached',
+    method: 'GET',
+    path: '',
+    resolvePath: sessionPage,
+    uncached: true,
+    floor: true,
+  },
   { name: 'page / search city=lyon', method: 'GET', path: '/?city=lyon' },
-  { name: 'page / search uncached', method: 'GET', path: '/?city=lyon', uncached: true },
+  { name: 'page / search uncached', method: 'GET', path: '/?city=lyon', uncached: true, floor: true },
   { name: 'GET /api/stages?dept=69', method: 'GET', path: '/api/stages?dept=69' },
   { name: 'GET /api/stages?city=paris&limit=100', method: 'GET', path: '/api/stages?city=paris&limit=100' },
   { name: 'GET /api/stages (no filter)', method: 'GET', path: '/api/stages' },
   // 6,000 in turn are never answered from the answer cache: each is searched.
-  distinctSearches('GET /api/stages 6,000 distinct (uncached)', 6000),
+  distinctSearches('GET /api/stages 6,000 distinct (uncached)', 6000, { floor: true }),
   // The same kind of searches, few enough that every answer stays in the answer cache from its
   // second request on: what the uncached scenario would reach if searching and writing cost nothing.
   distinctSearches('GET /api/stages 1,000 distinct (answer cache)', 1000),
