@@ -15,7 +15,8 @@ import type { PageRenderer } from '../../src/site/page-cache.js';
  * cache. Its ratio to the bare server is what any request path could reach with that work.
  *
  * Answers GET /api/stages?…, GET /stages/{id} and GET /?… (the home page's search); 404 to anything
- * else. A query's `_` (which defeats the caches) is ignored, as by the service. Prints its port.
+ * else. A query's `_` (which defeats the caches) is ignored, as by the service. PUBLIC_BASE_URL: the
+ * absolute links its answers carry (run.ts passes the service's). Prints its port.
  */
 const dist = (path: string) => import(pathToFileURL(resolve(process.env.SERVICE_DIR ?? '.', 'dist', path)).href);
 const { generateDemoCatalogue } = await dist('catalogue/demo/generate.js');

@@ -79,6 +79,7 @@ async function startYardstick(
   script: string,
   bodies: Record<string, string>,
   listenOn: number,
+  env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -88,6 +89,7 @@ async function startYardstick(
       FASTIFY_PORT: String(listenOn),
       FLOOR_PORT: String(listenOn),
       SERVICE_DIR,
+      ...env,
     },
   });
   child.stdin?.end(JSON.stringify(bodies));
@@ -169,17 +171,22 @@ async function main() {
     const bare = await startYardstick(yardstick('bare-server.ts'), bodies, fixedPorts ? port + 2 : 0);
     const framework = await startYardstick(yardstick('fastify-server.ts'), bodies, fixedPorts ? port + 3 : 0);
     const floor = scenarios.some((s) => s.floor)
-      ? await startYardstick(yardstick('floor-server.ts'), {}, fixedPorts ? port + 4 : 0)
+      ? // Its pages' absolute links as the service writes them: the same bytes.
+        await startYardstick(yardstick('floor-server.ts'), {}, fixedPorts ? port + 4 : 0, {
+          PUBLIC_BASE_URL: `http://localhost:${port}`,
+        })
       : undefined;
     try {
       for (const s of scenarios.filter((s) => s.floor))
         for (const path of s.paths ?? [s.path]) {
           const res = await fetch(`http://127.0.0.1:${floor?.port}${path}`);
-          await res.arrayBuffer();
+          const made = (await res.arrayBuffer()).byteLength;
+          const recorded = Buffer.byteLength(bodies[requestKey('GET', path, undefined)] ?? '');
           // It builds today's demo catalogue in memory: a data directory made on another day differs.
-          if (res.status !== 200)
+          // (Only the instant in a list's updatedAt may differ; it has the same length.)
+          if (res.status !== 200 || made !== recorded)
             throw new Error(
-              `${s.name}: the floor server answered ${res.status} to ${path}; is ${DATA_DIR} from today?`,
+              `${s.name}: the floor server answered ${res.status} with ${made} bytes to ${path}, the service ${recorded}; is ${DATA_DIR} from today?`,
             );
         }
       console.log(
