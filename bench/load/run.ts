@@ -74,14 +74,17 @@ async function startService(port: number, env: Record<string, string>): Promise<
 /** A yardstick's script, beside this one. */
 const yardstick = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
-/** A yardstick (bare-server.ts, fastify-server.ts; floor-server.ts ignores them) fed the recorded bodies; `port` 0 for any. */
+/**
+ * A yardstick (bare-server.ts, fastify-server.ts; floor-server.ts ignores them) fed the recorded
+ * bodies; `port` 0 for any. `start`: node options and environment of its own.
+ */
 async function startYardstick(
   script: string,
   bodies: Record<string, string>,
   listenOn: number,
-  env: Record<string, string> = {},
+  start: { nodeArgs: string[]; env: Record<string, string> } = { nodeArgs: [], env: {} },
 ): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...start.nodeArgs, '--import', 'tsx', script], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: {
       ...process.env,
@@ -89,7 +92,7 @@ async function startYardstick(
       FASTIFY_PORT: String(listenOn),
       FLOOR_PORT: String(listenOn),
       SERVICE_DIR,
-      ...env,
+      ...start.env,
     },
   });
   child.stdin?.end(JSON.stringify(bodies));
@@ -171,9 +174,11 @@ async function main() {
     const bare = await startYardstick(yardstick('bare-server.ts'), bodies, fixedPorts ? port + 2 : 0);
     const framework = await startYardstick(yardstick('fastify-server.ts'), bodies, fixedPorts ? port + 3 : 0);
     const floor = scenarios.some((s) => s.floor)
-      ? // Its pages' absolute links as the service writes them: the same bytes.
+      ? // Run as the service is (its collector's settings weigh on work made per request), with
+        // its pages' absolute links as the service writes them: the same bytes.
         await startYardstick(yardstick('floor-server.ts'), {}, fixedPorts ? port + 4 : 0, {
-          PUBLIC_BASE_URL: `http://localhost:${port}`,
+          nodeArgs: SERVICE_START.nodeArgs,
+          env: { ...SERVICE_START.env, PUBLIC_BASE_URL: `http://localhost:${port}` },
         })
       : undefined;
     try {
@@ -208,8 +213,9 @@ async function main() {
         'on/off'.padStart(7),
       );
       for (const s of scenarios) {
-        // Rounds interleaved (service, bare, Fastify, limited, then again), so that a slow spell of
-        // the shared machine falls on all four; each figure is the median of its rounds.
+        // Rounds interleaved (service, bare, Fastify, the floor where it answers, limited, then again),
+        // so that a slow spell of the shared machine falls on all of them; each figure is the median
+        // of its rounds.
         const runs: { svc: Result; ref: Result; fw: Result; fl?: Result; lim: Result }[] = [];
         for (let round = 0; round < ROUNDS; round++) {
           runs.push({
