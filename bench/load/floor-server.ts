@@ -1,22 +1,27 @@
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import querystring from 'fast-querystring';
 import type { FastifyRequest } from 'fastify';
 import type { CatalogueSnapshot } from '../../src/catalogue/read-model.js';
 import type { SearchQuery } from '../../src/catalogue/schemas.js';
+import type { SearchResult } from '../../src/catalogue/search.js';
 import type { PageRenderer } from '../../src/site/page-cache.js';
 
 /**
  * The work's share: a bare node:http server that makes each uncached answer of `npm run bench` the
  * way the service makes it — a search and its list body, or a page rendered — with the service's
- * own compiled code (`dist/` of SERVICE_DIR, imported as compiled) on the demo catalogue generated
- * in memory for today, and sends it as bare-server.ts does: two headers, no framework, no hooks, no
- * cache. Its ratio to the bare server is what any request path could reach with that work.
+ * own compiled code (`dist/` of SERVICE_DIR, imported as compiled) on the service's catalogue, and
+ * sends it as bare-server.ts does: two headers, no framework, no hooks, no cache. Within one run,
+ * its ratio to the bare server bounds what a request path could reach with that work.
  *
+ * The catalogue: the copy the service keeps in its embedded database's directory (DATA_DIR), as a
+ * restart reads it; without one, the demo catalogue generated in memory for today.
  * Answers GET /api/stages?…, GET /stages/{id} and GET /?… (the home page's search); 404 to anything
- * else. A query's `_` (which defeats the caches) is ignored, as by the service. PUBLIC_BASE_URL: the
- * absolute links its answers carry (run.ts passes the service's). Prints its port.
+ * else, 400 to a search the service refuses. A query's `_` (which defeats the caches) is ignored, as
+ * by the service. PUBLIC_BASE_URL and PLATFORM_NAME as the service reads them (run.ts passes the
+ * service's address). Prints its port.
  */
 const dist = (path: string) => import(pathToFileURL(resolve(process.env.SERVICE_DIR ?? '.', 'dist', path)).href);
 const { generateDemoCatalogue } = await dist('catalogue/demo/generate.js');
@@ -26,19 +31,35 @@ const { ListBodies } = await dist('catalogue/list-body.js');
 const { memoizedQueryValidator } = await dist('http/query-validator.js');
 const { searchFields, SearchQueryStringSchema, toNotBeforeFrom } = await dist('catalogue/schemas.js');
 const { dateIn } = await dist('core/clock.js');
+const { readStoredCopy } = await dist('catalogue/stored-copy.js');
+// Builds before HEAP_GROWING_PERCENT have none.
+const heapGrowth = await dist('core/heap-growth.js').catch(() => undefined);
 const { ArticleLibrary } = await dist('articles/articles.js');
 const { homeRoute } = await dist('site/routes/home.js');
 const { sessionPageElement, sessionRoute } = await dist('site/routes/session.js');
 const { siteInfo } = await dist('web/layout.js');
 
 const BASE_URL = process.env.PUBLIC_BASE_URL ?? 'http://127.0.0.1';
-const PLATFORM = 'Stages Récup Points';
-const generated = generateDemoCatalogue({ today: dateIn(new Date()) });
+const PLATFORM = process.env.PLATFORM_NAME ?? 'Stages Récup Points';
+
+/** The service's stored copy (src/server.ts names it), whatever state it names; undefined without one. */
+async function storedCatalogue(dataDir: string | undefined) {
+  if (!dataDir) return undefined;
+  const file = join(dataDir, 'stages-catalogue.json');
+  const bytes = await readFile(file).catch(() => undefined);
+  const firstLine = bytes?.toString('utf8', 0, Math.max(0, bytes.indexOf(0x0a)));
+  if (!firstLine) return undefined;
+  return readStoredCopy(file, (JSON.parse(firstLine) as { stamp: string }).stamp);
+}
+const catalogue = (await storedCatalogue(process.env.DATA_DIR)) ?? {
+  ...generateDemoCatalogue({ today: dateIn(new Date()) }),
+  updatedAt: new Date(),
+};
 const snapshot: CatalogueSnapshot = Snapshot.build(
   1,
-  new Date(),
-  generated.centres,
-  generated.sessions,
+  catalogue.updatedAt,
+  catalogue.centres,
+  catalogue.sessions,
   urlBuilder(BASE_URL),
 );
 
@@ -59,7 +80,7 @@ const bodies = new ListBodies();
 // renderers are kept to be called directly.
 const renderers: PageRenderer[] = [];
 const app = {
-  config: { mail: { url: undefined } },
+  config: { mail: { smtpUrl: undefined } },
   clock: { now: () => new Date() },
   catalogue: { snapshot },
   get: () => undefined,
@@ -76,37 +97,48 @@ homeRoute(context);
 sessionRoute(context, sessionPageElement(context, await ArticleLibrary.load()));
 const [home, session] = renderers as [PageRenderer, PageRenderer];
 
-function answer(url: string): { type: string; body: Buffer } | undefined {
+type Answer = { status: number; type?: string; body?: Buffer };
+
+function answer(url: string): Answer {
   const mark = url.indexOf('?');
   const path = mark < 0 ? url : url.slice(0, mark);
   const query = querystring.parse(mark < 0 ? '' : url.slice(mark + 1)) as Record<string, unknown>;
   delete query._;
   if (path === '/api/stages') {
     const { value } = validate(query);
-    if (!value) return undefined;
-    const result = searchStages(snapshot, value, new Date());
+    if (!value) return { status: 400 };
+    let result: SearchResult;
+    try {
+      result = searchStages(snapshot, value, new Date());
+    } catch {
+      return { status: 400 }; // a place it cannot resolve, as the service says
+    }
     const body = bodies.write(result, PLATFORM, snapshot.updatedAtIso).bytes;
-    return { type: 'application/json; charset=utf-8', body };
+    return { status: 200, type: 'application/json; charset=utf-8', body };
   }
   const page = path === '/' ? home : path.startsWith('/stages/') ? session : undefined;
   const params = path.startsWith('/stages/') ? { id: path.slice('/stages/'.length) } : {};
   const rendered = page?.({ url, params, query, headers: {} } as unknown as FastifyRequest);
-  return rendered && { type: 'text/html; charset=utf-8', body: rendered.body };
+  return rendered
+    ? { status: rendered.status, type: 'text/html; charset=utf-8', body: rendered.body }
+    : { status: 404 };
 }
 
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
-    const found = req.method === 'GET' ? answer(req.url ?? '/') : undefined;
-    if (!found) {
-      res.writeHead(404).end();
+    const found = req.method === 'GET' ? answer(req.url ?? '/') : { status: 404 };
+    if (!found.body) {
+      res.writeHead(found.status).end();
       return;
     }
-    res.writeHead(200, { 'content-type': found.type, 'content-length': found.body.length });
+    res.writeHead(found.status, { 'content-type': found.type, 'content-length': found.body.length });
     res.end(found.body);
   });
 });
 server.listen(Number(process.env.FLOOR_PORT ?? 0), '127.0.0.1', () => {
+  // As the service does once it listens (HEAP_GROWING_PERCENT, its default).
+  heapGrowth?.relaxHeapGrowth(Number(process.env.HEAP_GROWING_PERCENT ?? 50));
   const address = server.address();
   if (address && typeof address === 'object') process.stdout.write(`${address.port}\n`);
 });

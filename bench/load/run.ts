@@ -11,7 +11,7 @@
  * Options (environment): BENCH_DURATION seconds per run (default 10), BENCH_ROUNDS how many times each
  * scenario runs against each server, interleaved, the figures printed being medians (default 1),
  * BENCH_CONNECTIONS (default 50),
- * BENCH_ONLY a substring of scenario names to run, BENCH_PORT the first of four ports to use (default:
+ * BENCH_ONLY a substring of scenario names to run, BENCH_PORT the first of five ports to use (default:
  * random ports), BENCH_DATA_DIR the data directory (default .bench-data), BENCH_SERVICE_DIR another built
  * checkout whose dist/server.js to measure (default this one).
  */
@@ -171,27 +171,40 @@ async function main() {
       }
     }
     const fixedPorts = Boolean(process.env.BENCH_PORT);
-    const bare = await startYardstick(yardstick('bare-server.ts'), bodies, fixedPorts ? port + 2 : 0);
-    const framework = await startYardstick(yardstick('fastify-server.ts'), bodies, fixedPorts ? port + 3 : 0);
-    const floor = scenarios.some((s) => s.floor)
-      ? // Run as the service is (its collector's settings weigh on work made per request), with
-        // its pages' absolute links as the service writes them: the same bytes.
-        await startYardstick(yardstick('floor-server.ts'), {}, fixedPorts ? port + 4 : 0, {
-          nodeArgs: SERVICE_START.nodeArgs,
-          env: { ...SERVICE_START.env, PUBLIC_BASE_URL: `http://localhost:${port}` },
-        })
-      : undefined;
+    // Each yardstick started is stopped at the end, or when a later one fails to start.
+    const yardsticks: ChildProcess[] = [];
+    const started = async (run: Promise<{ child: ChildProcess; port: number }>) => {
+      const y = await run;
+      yardsticks.push(y.child);
+      return y;
+    };
     try {
+      const bare = await started(startYardstick(yardstick('bare-server.ts'), bodies, fixedPorts ? port + 2 : 0));
+      const framework = await started(
+        startYardstick(yardstick('fastify-server.ts'), bodies, fixedPorts ? port + 3 : 0),
+      );
+      const floor = scenarios.some((s) => s.floor)
+        ? // Run as the service is (its collector's settings weigh on work made per request), on the
+          // catalogue it keeps in its data directory, with its links: the same bytes.
+          await started(
+            startYardstick(yardstick('floor-server.ts'), {}, fixedPorts ? port + 4 : 0, {
+              nodeArgs: SERVICE_START.nodeArgs,
+              env: { ...SERVICE_START.env, DATA_DIR, PUBLIC_BASE_URL: `http://localhost:${port}` },
+            }),
+          )
+        : undefined;
+      // The floor's answers are the service's, byte for byte but the instant in a list's updatedAt,
+      // asked as the load asks them (with `_` where it is uncached).
+      const masked = (text: string) => text.replace(/"updatedAt":"[^"]*"/, '"updatedAt":""');
       for (const s of scenarios.filter((s) => s.floor))
         for (const path of s.paths ?? [s.path]) {
-          const res = await fetch(`http://127.0.0.1:${floor?.port}${path}`);
-          const made = (await res.arrayBuffer()).byteLength;
-          const recorded = Buffer.byteLength(bodies[requestKey('GET', path, undefined)] ?? '');
-          // It builds today's demo catalogue in memory: a data directory made on another day differs.
-          // (Only the instant in a list's updatedAt may differ; it has the same length.)
-          if (res.status !== 200 || made !== recorded)
+          const asked = s.uncached ? `${path}${path.includes('?') ? '&' : '?'}_=1` : path;
+          const res = await fetch(`http://127.0.0.1:${floor?.port}${asked}`);
+          const made = await res.text();
+          const recorded = bodies[requestKey('GET', path, undefined)] ?? '';
+          if (res.status !== 200 || masked(made) !== masked(recorded))
             throw new Error(
-              `${s.name}: the floor server answered ${res.status} with ${made} bytes to ${path}, the service ${recorded}; is ${DATA_DIR} from today?`,
+              `${s.name}: the floor server's answer to ${asked} (${res.status}, ${Buffer.byteLength(made)} bytes) is not the service's (${Buffer.byteLength(recorded)} bytes): it reads the catalogue the service keeps in ${DATA_DIR}, or without a copy of this build's generates today's demo`,
             );
         }
       console.log(
@@ -205,6 +218,7 @@ async function main() {
         'bare req/s'.padStart(11),
         'p99 ms'.padStart(7),
         'fastify req/s'.padStart(14),
+        'floor req/s'.padStart(12),
         'ratio'.padStart(6),
         'fastify/bare'.padStart(13),
         'floor/bare'.padStart(11),
@@ -265,6 +279,7 @@ async function main() {
           ref.rps.toFixed(0).padStart(11),
           String(ref.p99).padStart(7),
           fw.rps.toFixed(0).padStart(14),
+          (s.floor ? median((r) => r.fl?.rps ?? 0).toFixed(0) : '').padStart(12),
           median((r) => r.svc.rps / r.ref.rps)
             .toFixed(2)
             .padStart(6),
@@ -281,9 +296,7 @@ async function main() {
         );
       }
     } finally {
-      bare.child.kill();
-      framework.child.kill();
-      floor?.child.kill();
+      for (const child of yardsticks) child.kill();
     }
   } finally {
     for (const child of [service, limited]) {
