@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { loadDemoCatalogue } from './catalogue/demo/load.js';
 import { countCentres } from './catalogue/repository.js';
-import { keepCopyCurrent } from './catalogue/stored-copy.js';
+import { catalogueCopyIn, keepCopyCurrent } from './catalogue/stored-copy.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { dateIn, systemClock } from './core/clock.js';
 import { relaxHeapGrowth } from './core/heap-growth.js';
@@ -13,9 +13,6 @@ import { seedFromTemplate, stampCreation } from './db/pglite-template.js';
 
 // Run as a child by the first start on the embedded database: create it, migrate, load the demo, exit.
 const PREPARE_ONLY = '--prepare-only';
-
-/** Where the embedded database's catalogue is kept between runs (catalogue/stored-copy.ts). */
-const catalogueCopyIn = (dataDir: string): string => join(dataDir, 'stages-catalogue.json');
 
 /** Applies the migrations and, when the catalogue is empty and the demo is wanted, loads the demo. */
 async function prepare(config: Config, database: Database): Promise<void> {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import querystring from 'fast-querystring';
 import type { FastifyRequest } from 'fastify';
@@ -20,8 +20,8 @@ import type { PageRenderer } from '../../src/site/page-cache.js';
  * restart reads it; without one, the demo catalogue generated in memory for today.
  * Answers GET /api/stages?…, GET /stages/{id} and GET /?… (the home page's search); 404 to anything
  * else, 400 to a search the service refuses. A query's `_` (which defeats the caches) is ignored, as
- * by the service. PUBLIC_BASE_URL and PLATFORM_NAME as the service reads them (run.ts passes the
- * service's address). Prints its port.
+ * by the service. Its settings (PUBLIC_BASE_URL, PLATFORM_NAME, HEAP_GROWING_PERCENT) read as the
+ * service reads them (run.ts passes the service's address). Prints its port.
  */
 const dist = (path: string) => import(pathToFileURL(resolve(process.env.SERVICE_DIR ?? '.', 'dist', path)).href);
 const { generateDemoCatalogue } = await dist('catalogue/demo/generate.js');
@@ -31,7 +31,8 @@ const { ListBodies } = await dist('catalogue/list-body.js');
 const { memoizedQueryValidator } = await dist('http/query-validator.js');
 const { searchFields, SearchQueryStringSchema, toNotBeforeFrom } = await dist('catalogue/schemas.js');
 const { dateIn } = await dist('core/clock.js');
-const { readStoredCopy } = await dist('catalogue/stored-copy.js');
+const { catalogueCopyIn, readStoredCopy } = await dist('catalogue/stored-copy.js');
+const { loadConfig } = await dist('config.js');
 // Builds before HEAP_GROWING_PERCENT have none.
 const heapGrowth = await dist('core/heap-growth.js').catch(() => undefined);
 const { ArticleLibrary } = await dist('articles/articles.js');
@@ -39,13 +40,15 @@ const { homeRoute } = await dist('site/routes/home.js');
 const { sessionPageElement, sessionRoute } = await dist('site/routes/session.js');
 const { siteInfo } = await dist('web/layout.js');
 
-const BASE_URL = process.env.PUBLIC_BASE_URL ?? 'http://127.0.0.1';
-const PLATFORM = process.env.PLATFORM_NAME ?? 'Stages Récup Points';
+// The service's settings as it reads them from the same environment: its address, name, heap growth.
+const config = loadConfig(process.env);
+const BASE_URL: string = config.publicBaseUrl;
+const PLATFORM: string = config.platformName;
 
-/** The service's stored copy (src/server.ts names it), whatever state it names; undefined without one. */
+/** The service's stored copy, whatever state it names; undefined without one (or from older builds). */
 async function storedCatalogue(dataDir: string | undefined) {
-  if (!dataDir) return undefined;
-  const file = join(dataDir, 'stages-catalogue.json');
+  if (!dataDir || !catalogueCopyIn) return undefined;
+  const file: string = catalogueCopyIn(dataDir);
   const bytes = await readFile(file).catch(() => undefined);
   const firstLine = bytes?.toString('utf8', 0, Math.max(0, bytes.indexOf(0x0a)));
   if (!firstLine) return undefined;
@@ -137,8 +140,8 @@ const server = createServer((req, res) => {
   });
 });
 server.listen(Number(process.env.FLOOR_PORT ?? 0), '127.0.0.1', () => {
-  // As the service does once it listens (HEAP_GROWING_PERCENT, its default).
-  heapGrowth?.relaxHeapGrowth(Number(process.env.HEAP_GROWING_PERCENT ?? 50));
+  // As the service does once it listens.
+  heapGrowth?.relaxHeapGrowth(config.heapGrowingPercent);
   const address = server.address();
   if (address && typeof address === 'object') process.stdout.write(`${address.port}\n`);
 });

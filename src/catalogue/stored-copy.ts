@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { releaseBytes } from '../core/release-bytes.js';
 import type { Db } from '../db/database.js';
 import { templateKey } from '../db/pglite-template.js';
@@ -14,6 +15,9 @@ import { CATALOGUE_READ_SHAPE, loadCatalogue, readCatalogueStamp, type StoredCat
  * centres or sessions moves) equal to the database's now, and the same build's reads and schema
  * (the shape key). Anything else, or a file cut short, and the caller reads the database as before.
  */
+/** Where the embedded database in `dataDir` has its catalogue kept between runs. */
+export const catalogueCopyIn = (dataDir: string): string => join(dataDir, 'stages-catalogue.json');
+
 /** The file's first line; then one line per centre, then one per session, each a JSON text. */
 interface CopyHeader {
   key: string;
